@@ -1,0 +1,295 @@
+/* Shoal: a one-sided PGAS communication runtime over MPI-3.
+ *
+ * Every call returns shoal_err_t (SHOAL_OK == 0). A failing call prints one line naming the unit,
+ * the call and the reason on stderr (silenced by SHOAL_DEBUG=0) and changes no state: output
+ * arguments are written only on success and no data is moved.
+ *
+ * Units are identified by absolute ids 0..shoal_nunits()-1 (the ranks of MPI_COMM_WORLD). */
+#ifndef SHOAL_H
+#define SHOAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Only the calls declared here are exported from libshoal; everything else stays internal. */
+#pragma GCC visibility push(default)
+
+#define SHOAL_VERSION_MAJOR  0
+#define SHOAL_VERSION_MINOR  1
+#define SHOAL_VERSION_PATCH  0
+#define SHOAL_VERSION_STRING "0.1.0"
+
+/* ---- Errors ---------------------------------------------------------------------------------- */
+typedef enum {
+    SHOAL_OK = 0,
+    SHOAL_ERR_INVAL = 1,        /* a bad argument (NULL output, bad size, bad enum value) */
+    SHOAL_ERR_NOT_INIT = 2,     /* called before shoal_init or after shoal_finalize */
+    SHOAL_ERR_UNIT = 3,         /* unit id out of range, or not a member of the team */
+    SHOAL_ERR_GPTR = 4,         /* NULL, freed, stale or foreign global pointer */
+    SHOAL_ERR_BOUNDS = 5,       /* access reaches past the end of the allocation */
+    SHOAL_ERR_NOMEM = 6,        /* out of global memory (pool or segment ids) or host memory */
+    SHOAL_ERR_TEAM = 7,         /* invalid, destroyed or non-member team */
+    SHOAL_ERR_ALIGN = 8,        /* atomic on a misaligned address */
+    SHOAL_ERR_STATE = 9,        /* call not valid in this state (double free, init twice, ...) */
+    SHOAL_ERR_BUSY = 10,        /* try-lock did not get the lock (not a failure: nothing printed) */
+    SHOAL_ERR_MPI = 11,         /* the underlying MPI call failed */
+    SHOAL_ERR_UNSUPPORTED = 12, /* a valid request this build or configuration cannot serve */
+    SHOAL_ERR_HANDLE = 13       /* invalid or already completed non-blocking handle */
+} shoal_err_t;
+
+/* Name of an error code ("SHOAL_ERR_BOUNDS: access past the end of the allocation"). */
+const char *shoal_strerror(shoal_err_t err);
+
+/* ---- Init, finalize and the environment ------------------------------------------------------ */
+typedef int32_t shoal_unit_t;
+
+/* Initialises MPI (unless the program already did: then Shoal uses it and leaves MPI_Finalize to
+ * the program). Collective over MPI_COMM_WORLD. argc/argv may be NULL. */
+shoal_err_t shoal_init(int *argc, char ***argv);
+/* Completes outstanding operations, frees all Shoal resources; collective. */
+shoal_err_t shoal_finalize(void);
+/* 1 between shoal_init and shoal_finalize, else 0. */
+int shoal_initialized(void);
+
+shoal_err_t shoal_myid(shoal_unit_t *unit);
+shoal_err_t shoal_size(int32_t *nunits);
+/* Number of units on my node, and their absolute ids (units[] has room for *count entries). */
+shoal_err_t shoal_node_size(int32_t *count);
+shoal_err_t shoal_node_units(shoal_unit_t *units, int32_t count);
+
+/* ---- Groups: local, ordered sets of absolute unit ids (always sorted ascending) ---------------
+ */
+typedef struct shoal_group *shoal_group_t;
+
+shoal_err_t shoal_group_create(shoal_group_t *group); /* empty group */
+shoal_err_t shoal_group_clone(shoal_group_t group, shoal_group_t *copy);
+shoal_err_t shoal_group_destroy(shoal_group_t *group); /* sets *group to NULL */
+shoal_err_t shoal_group_add_member(shoal_group_t group, shoal_unit_t unit); /* no-op if present */
+shoal_err_t shoal_group_remove_member(shoal_group_t group,
+                                      shoal_unit_t unit); /* ERR_UNIT if absent */
+shoal_err_t shoal_group_union(shoal_group_t a, shoal_group_t b, shoal_group_t *out);
+shoal_err_t shoal_group_intersect(shoal_group_t a, shoal_group_t b, shoal_group_t *out);
+/* Splits into n contiguous parts (in sorted order) whose sizes differ by at most one; parts[] has
+ * room for n groups; parts beyond the group's size are empty. */
+shoal_err_t shoal_group_split(shoal_group_t group, int32_t n, shoal_group_t *parts);
+shoal_err_t shoal_group_is_member(shoal_group_t group, shoal_unit_t unit, int *is_member);
+shoal_err_t shoal_group_size(shoal_group_t group, int32_t *size);
+/* Copies the members (ascending) into units[], which has room for shoal_group_size entries. */
+shoal_err_t shoal_group_members(shoal_group_t group, shoal_unit_t *units);
+
+/* ---- Teams: collective, communicator-backed, ids never reused -------------------------------- */
+typedef int32_t shoal_team_t;
+#define SHOAL_TEAM_ALL  ((shoal_team_t)0)
+#define SHOAL_TEAM_NULL ((shoal_team_t)-1)
+#define SHOAL_UNDEFINED (-1) /* colour for shoal_team_split: join no team */
+
+/* Collective over parent: every member passes the same group (a subset of the parent's units).
+ * Members of the group get the new team, others SHOAL_TEAM_NULL. Team-relative ids follow the
+ * group's ascending absolute order. */
+shoal_err_t shoal_team_create(shoal_team_t parent, shoal_group_t group, shoal_team_t *team);
+/* Collective over parent: units with the same colour form a team (ordered by absolute id);
+ * colour SHOAL_UNDEFINED gives SHOAL_TEAM_NULL. */
+shoal_err_t shoal_team_split(shoal_team_t parent, int colour, shoal_team_t *team);
+/* Collective over parent: the parent's units that share my node. */
+shoal_err_t shoal_team_node(shoal_team_t parent, shoal_team_t *team);
+/* Collective over the team; frees the team's allocations and locks first. Sets *team to NULL. */
+shoal_err_t shoal_team_destroy(shoal_team_t *team);
+shoal_err_t shoal_team_size(shoal_team_t team, int32_t *size);
+shoal_err_t shoal_team_myid(shoal_team_t team, shoal_unit_t *relative_id);
+shoal_err_t shoal_team_parent(shoal_team_t team, shoal_team_t *parent);
+/* O(1) both ways. unit_g2l gives ERR_UNIT when the unit is not a member. */
+shoal_err_t shoal_team_unit_l2g(shoal_team_t team, shoal_unit_t relative, shoal_unit_t *absolute);
+shoal_err_t shoal_team_unit_g2l(shoal_team_t team, shoal_unit_t absolute, shoal_unit_t *relative);
+shoal_err_t shoal_team_get_group(shoal_team_t team, shoal_group_t *group);
+
+/* ---- Global pointers ------------------------------------------------------------------------- */
+/* 128 bits. unit: absolute unit id; segid: the allocation's segment (0 = NULL pointer);
+ * flags: the segment's generation, so pointers into freed memory are recognised; offset: bytes
+ * from the start of that unit's part of the segment. Treat the fields as read-only; use the
+ * helpers below to derive pointers. */
+typedef struct {
+    uint32_t unit;
+    uint16_t segid;
+    uint16_t flags;
+    uint64_t offset;
+} shoal_gptr_t;
+
+#define SHOAL_GPTR_NULL ((shoal_gptr_t){0, 0, 0, 0})
+
+static inline int shoal_gptr_is_null(shoal_gptr_t gp) {
+    return gp.segid == 0;
+}
+static inline int shoal_gptr_equal(shoal_gptr_t a, shoal_gptr_t b) {
+    return a.unit == b.unit && a.segid == b.segid && a.flags == b.flags && a.offset == b.offset;
+}
+/* Moves the offset by delta bytes (checked when the pointer is used). */
+static inline shoal_gptr_t shoal_gptr_add(shoal_gptr_t gp, int64_t delta) {
+    gp.offset += (uint64_t)delta;
+    return gp;
+}
+/* The same offset in another unit's part (absolute id). For symmetric allocations. */
+static inline shoal_gptr_t shoal_gptr_setunit(shoal_gptr_t gp, shoal_unit_t unit) {
+    gp.unit = (uint32_t)unit;
+    return gp;
+}
+/* The address of the target memory in this process when it is mapped here (my own memory, or a
+ * same-node peer with the direct path on): the zero-copy path. *addr = NULL when not mapped. */
+shoal_err_t shoal_gptr_getaddr(shoal_gptr_t gp, void **addr);
+/* The global pointer for a local address inside one of my allocations. */
+shoal_err_t shoal_gptr_from_addr(const void *addr, shoal_gptr_t *gp);
+
+/* ---- Global memory --------------------------------------------------------------------------- */
+/* Collective over team: every member allocates nbytes (the same value everywhere) at the same
+ * offset; the result points at the calling unit's part; page-aligned. */
+shoal_err_t shoal_team_memalloc(shoal_team_t team, size_t nbytes, shoal_gptr_t *gp);
+shoal_err_t shoal_team_memfree(shoal_gptr_t gp); /* collective over the allocation's team */
+/* Non-collective: nbytes from my pool (SHOAL_POOL_SIZE), 64-byte aligned. */
+shoal_err_t shoal_memalloc(size_t nbytes, shoal_gptr_t *gp);
+shoal_err_t shoal_memfree(shoal_gptr_t gp); /* local pool blocks only */
+/* The pool: total size and bytes free on this unit. */
+shoal_err_t shoal_pool_info(size_t *total, size_t *free_bytes);
+
+/* ---- RMA ------------------------------------------------------------------------------------- */
+/* Blocking: the data is in the target memory (put) or in dest (get) when the call returns. */
+shoal_err_t shoal_put(shoal_gptr_t dest, const void *src, size_t nbytes);
+shoal_err_t shoal_get(void *dest, shoal_gptr_t src, size_t nbytes);
+
+/* Non-blocking: returns a handle; *handle == SHOAL_HANDLE_NULL when the operation already
+ * completed (always the case on the direct path). A handle is released by wait or by a test that
+ * reports completion. Buffers must not be touched until then. */
+typedef struct shoal_handle *shoal_handle_t;
+#define SHOAL_HANDLE_NULL ((shoal_handle_t)0)
+shoal_err_t shoal_put_nb(shoal_gptr_t dest, const void *src, size_t nbytes, shoal_handle_t *handle);
+shoal_err_t shoal_get_nb(void *dest, shoal_gptr_t src, size_t nbytes, shoal_handle_t *handle);
+shoal_err_t shoal_wait(shoal_handle_t *handle);               /* sets *handle to NULL */
+shoal_err_t shoal_test(shoal_handle_t *handle, int *done);    /* NULL when done */
+shoal_err_t shoal_waitall(shoal_handle_t *handles, size_t n); /* NULL entries allowed */
+shoal_err_t shoal_testall(shoal_handle_t *handles, size_t n, int *all_done);
+
+/* Completes (remotely) every operation this unit issued to gp's unit, or to every unit. */
+shoal_err_t shoal_flush(shoal_gptr_t gp);
+shoal_err_t shoal_flush_all(void);
+/* Orders: operations issued before the fence reach their targets before those issued after. */
+shoal_err_t shoal_fence(void);
+
+/* Strided: nelems elements of elem_size bytes; strides in bytes between element starts. */
+shoal_err_t shoal_put_strided(shoal_gptr_t dest, ptrdiff_t dest_stride, const void *src,
+                              ptrdiff_t src_stride, size_t elem_size, size_t nelems);
+shoal_err_t shoal_get_strided(void *dest, ptrdiff_t dest_stride, shoal_gptr_t src,
+                              ptrdiff_t src_stride, size_t elem_size, size_t nelems);
+
+/* ---- Signals --------------------------------------------------------------------------------- */
+typedef enum { SHOAL_SIGNAL_SET = 0, SHOAL_SIGNAL_ADD = 1 } shoal_signal_op_t;
+typedef enum {
+    SHOAL_CMP_EQ = 0,
+    SHOAL_CMP_NE = 1,
+    SHOAL_CMP_GT = 2,
+    SHOAL_CMP_GE = 3,
+    SHOAL_CMP_LT = 4,
+    SHOAL_CMP_LE = 5
+} shoal_cmp_t;
+/* Puts the data, then sets or adds to the 64-bit signal word sig (same unit as dest, 8-byte
+ * aligned): whoever sees the signal sees the data. Blocking, like shoal_put. */
+shoal_err_t shoal_put_signal(shoal_gptr_t dest, const void *src, size_t nbytes, shoal_gptr_t sig,
+                             uint64_t value, shoal_signal_op_t op);
+/* Updates a signal word alone. */
+shoal_err_t shoal_signal(shoal_gptr_t sig, uint64_t value, shoal_signal_op_t op);
+/* Waits until (*sig cmp value) holds for my own signal word; *seen gets the value (may be NULL). */
+shoal_err_t shoal_signal_wait_until(shoal_gptr_t sig, shoal_cmp_t cmp, uint64_t value,
+                                    uint64_t *seen);
+/* Reads my own signal word atomically. */
+shoal_err_t shoal_signal_read(shoal_gptr_t sig, uint64_t *value);
+
+/* ---- Atomics --------------------------------------------------------------------------------- */
+typedef enum {
+    SHOAL_INT32 = 0,
+    SHOAL_INT64 = 1,
+    SHOAL_UINT32 = 2,
+    SHOAL_UINT64 = 3,
+    SHOAL_DOUBLE = 4 /* add, fetch-add, load, store, swap only */
+} shoal_dtype_t;
+typedef enum {
+    SHOAL_OP_SUM = 0,
+    SHOAL_OP_BAND = 1,
+    SHOAL_OP_BOR = 2,
+    SHOAL_OP_BXOR = 3
+} shoal_amo_op_t;
+
+/* *result = old value; target = old op value. value/result point at one element of type. */
+shoal_err_t shoal_atomic_fetch_op(shoal_gptr_t gp, shoal_amo_op_t op, shoal_dtype_t type,
+                                  const void *value, void *result);
+/* target = target op value, nothing returned (cheaper). */
+shoal_err_t shoal_atomic_op(shoal_gptr_t gp, shoal_amo_op_t op, shoal_dtype_t type,
+                            const void *value);
+shoal_err_t shoal_atomic_swap(shoal_gptr_t gp, shoal_dtype_t type, const void *value, void *result);
+/* If target == *compare then target = *value; *result = the old value either way. Integers. */
+shoal_err_t shoal_atomic_cas(shoal_gptr_t gp, shoal_dtype_t type, const void *compare,
+                             const void *value, void *result);
+shoal_err_t shoal_atomic_load(shoal_gptr_t gp, shoal_dtype_t type, void *result);
+shoal_err_t shoal_atomic_store(shoal_gptr_t gp, shoal_dtype_t type, const void *value);
+
+/* Typed conveniences for the common cases. */
+static inline shoal_err_t shoal_fetch_add_i64(shoal_gptr_t gp, int64_t v, int64_t *old) {
+    return shoal_atomic_fetch_op(gp, SHOAL_OP_SUM, SHOAL_INT64, &v, old);
+}
+static inline shoal_err_t shoal_fetch_add_i32(shoal_gptr_t gp, int32_t v, int32_t *old) {
+    return shoal_atomic_fetch_op(gp, SHOAL_OP_SUM, SHOAL_INT32, &v, old);
+}
+static inline shoal_err_t shoal_add_i64(shoal_gptr_t gp, int64_t v) {
+    return shoal_atomic_op(gp, SHOAL_OP_SUM, SHOAL_INT64, &v);
+}
+static inline shoal_err_t shoal_cas_i64(shoal_gptr_t gp, int64_t cmp, int64_t v, int64_t *old) {
+    return shoal_atomic_cas(gp, SHOAL_INT64, &cmp, &v, old);
+}
+static inline shoal_err_t shoal_fetch_add_double(shoal_gptr_t gp, double v, double *old) {
+    return shoal_atomic_fetch_op(gp, SHOAL_OP_SUM, SHOAL_DOUBLE, &v, old);
+}
+
+/* ---- Synchronisation ------------------------------------------------------------------------- */
+/* Completes this unit's outstanding operations, then waits for every team member. */
+shoal_err_t shoal_barrier(shoal_team_t team);
+
+/* MCS queue lock: FIFO, waiters spin on their own memory; tails spread over the team's units. */
+typedef struct shoal_lock *shoal_lock_t;
+shoal_err_t shoal_lock_create(shoal_team_t team, shoal_lock_t *lock); /* collective */
+shoal_err_t shoal_lock_destroy(shoal_lock_t *lock);                   /* collective */
+shoal_err_t shoal_lock_acquire(shoal_lock_t lock);
+/* SHOAL_OK with the lock held, or SHOAL_ERR_BUSY (silently) when another unit holds it. */
+shoal_err_t shoal_lock_try_acquire(shoal_lock_t lock);
+shoal_err_t shoal_lock_release(shoal_lock_t lock);
+
+/* ---- Introspection --------------------------------------------------------------------------- */
+typedef enum {
+    SHOAL_MECH_SELF = 0,  /* my own memory */
+    SHOAL_MECH_XPMEM = 1, /* peer memory attached with XPMEM */
+    SHOAL_MECH_SHM = 2,   /* peer memory in node-shared mappings */
+    SHOAL_MECH_MPI = 3    /* no direct mapping: MPI RMA */
+} shoal_mechanism_t;
+shoal_err_t shoal_peer_mechanism(shoal_unit_t unit, shoal_mechanism_t *mech);
+const char *shoal_mechanism_name(shoal_mechanism_t mech);
+/* "MPICH 4.0.2" or "Open MPI 4.1.4" etc. (the library's MPI version string, first line). */
+const char *shoal_mpi_library(void);
+
+/* Configuration variables (read from the environment at shoal_init). Usable before init: then
+ * value is what the environment says now (or the default). */
+typedef struct {
+    const char *name;          /* "SHOAL_POOL_SIZE" */
+    const char *type;          /* "size", "bool", "int" */
+    const char *default_value; /* as text */
+    const char *description;
+    char value[64];       /* the value in force (after init) or that init would use */
+    int from_environment; /* 1 when the environment sets it */
+} shoal_config_var_t;
+int shoal_config_count(void);
+shoal_err_t shoal_config_var(int index, shoal_config_var_t *var);
+
+#pragma GCC visibility pop
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SHOAL_H */

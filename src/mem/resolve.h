@@ -1,0 +1,41 @@
+/* THE dispatch point (ARCHITECTURE.md decision 1): a global pointer resolves, here and nowhere
+ * else, to a local address (target mapped into this process) or to an MPI window, rank and
+ * displacement. Every RMA, atomic and signal operation goes through shoal__resolve, which also
+ * performs every validity and bounds check on the pointer. */
+#ifndef SHOAL_MEM_RESOLVE_H
+#define SHOAL_MEM_RESOLVE_H
+
+#include "segment.h"
+
+typedef struct {
+    segment_t *seg;
+    char *addr;    /* target bytes mapped here, or NULL: use MPI */
+    int32_t rank;  /* target's rank in seg->team->comm (and in seg->win) */
+    MPI_Aint disp; /* byte displacement in the target's window */
+} shoal_target_t;
+
+/* Slow path: works out and reports exactly what is wrong with gp. */
+shoal_err_t shoal__resolve_fail(shoal_gptr_t gp, size_t nbytes);
+
+static inline shoal_err_t shoal__resolve(shoal_gptr_t gp, size_t nbytes, shoal_target_t *t) {
+    segment_t *s = shoal__segtab[gp.segid]; /* entry 0 (the NULL pointer) is always empty */
+    if (__builtin_expect(!s || s->gen != gp.flags || gp.unit >= (uint32_t)shoal__rt.nunits, 0))
+        return shoal__resolve_fail(gp, nbytes);
+    int32_t rel = s->team->rel_of_abs[gp.unit];
+    if (__builtin_expect(rel < 0, 0)) return shoal__resolve_fail(gp, nbytes);
+    size_t part = shoal__segment_part_size(s, rel);
+    if (__builtin_expect(gp.offset > part || nbytes > part - gp.offset, 0))
+        return shoal__resolve_fail(gp, nbytes);
+    /* My own pool: the allocator knows the block, so check against it (freed, overrun). */
+    if (__builtin_expect(s->kind == SEG_POOL && gp.unit == (uint32_t)shoal__rt.myid && nbytes, 0)) {
+        shoal_err_t e = shoal__resolve_fail(gp, nbytes); /* SHOAL_OK when the block is fine */
+        if (e != SHOAL_OK) return e;
+    }
+    t->seg = s;
+    t->rank = rel;
+    t->disp = (MPI_Aint)gp.offset;
+    t->addr = s->direct[rel] ? s->direct[rel] + gp.offset : NULL;
+    return SHOAL_OK;
+}
+
+#endif

@@ -1,0 +1,224 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "mem/pool_alloc.h"
+#include "rma/rma.h"
+#include "segment.h"
+#include "xport/mpiwin.h"
+
+segment_t *shoal__segtab[SHOAL_MAX_SEGMENTS];
+segment_t *shoal__seg_live;
+segment_t *shoal__pool_seg;
+
+static uint64_t used_ids[SHOAL_MAX_SEGMENTS / 64]; /* bit set: id in use here */
+static uint16_t last_gen[SHOAL_MAX_SEGMENTS];      /* generation each id last had here */
+static segment_t **dirty;                          /* segments with MPI ops outstanding */
+static size_t ndirty, dirty_cap;
+
+/* Agrees with the team on a segment id free at every member and on its next generation. */
+static shoal_err_t agree_on_id(team_t *t, uint16_t *id, uint16_t *gen) {
+    static uint64_t all_used[SHOAL_MAX_SEGMENTS / 64];
+    used_ids[0] |= 1; /* id 0 is the NULL pointer */
+    SHOAL_MPI(
+        MPI_Allreduce(used_ids, all_used, SHOAL_MAX_SEGMENTS / 64, MPI_UINT64_T, MPI_BOR, t->comm));
+    int found = -1;
+    for (int w = 0; w < SHOAL_MAX_SEGMENTS / 64 && found < 0; w++)
+        if (~all_used[w]) found = w * 64 + __builtin_ctzll(~all_used[w]);
+    if (found < 0)
+        return shoal__fail(SHOAL_ERR_NOMEM, "all %d segment ids are in use",
+                           SHOAL_MAX_SEGMENTS - 1);
+    uint16_t g = last_gen[found], gmax = 0;
+    SHOAL_MPI(MPI_Allreduce(&g, &gmax, 1, MPI_UINT16_T, MPI_MAX, t->comm));
+    gmax = (uint16_t)(gmax + 1);
+    if (gmax == 0) gmax = 1; /* generation 0 never names a live segment */
+    *id = (uint16_t)found;
+    *gen = gmax;
+    return SHOAL_OK;
+}
+
+static void release(segment_t *s) {
+    if (s->pool) pool_alloc_destroy(s->pool);
+    xport_shm_destroy(&s->shm);
+    free(s->direct);
+    free(s->sizes);
+    free(s);
+}
+
+shoal_err_t shoal__segment_create(team_t *t, size_t nbytes, seg_kind_t kind, segment_t **out) {
+    /* Symmetric allocations must agree on the size: a mismatch is an error on every member. */
+    if (kind != SEG_POOL) {
+        uint64_t mine[2] = {nbytes, ~(uint64_t)nbytes}, all[2];
+        SHOAL_MPI(MPI_Allreduce(mine, all, 2, MPI_UINT64_T, MPI_MAX, t->comm));
+        if (all[0] != nbytes || ~all[1] != nbytes)
+            return shoal__fail(SHOAL_ERR_INVAL,
+                               "members of team %d asked for different sizes "
+                               "(%zu here, from %llu to %llu)",
+                               (int)t->id, nbytes, (unsigned long long)~all[1],
+                               (unsigned long long)all[0]);
+    }
+    uint16_t id = 0, gen = 0;
+    SHOAL_TRY(agree_on_id(t, &id, &gen));
+
+    shoal_err_t err = SHOAL_OK;
+    segment_t *s = calloc(1, sizeof *s);
+    int ok = s != NULL;
+    if (s) {
+        s->direct = calloc((size_t)t->size, sizeof *s->direct);
+        if (kind == SEG_POOL) s->sizes = calloc((size_t)t->size, sizeof *s->sizes);
+        ok = s->direct && (kind != SEG_POOL || s->sizes);
+        if (ok && kind == SEG_POOL) ok = pool_alloc_create(nbytes, 64, &s->pool) == 0;
+    }
+    int all_ok = 0;
+    SHOAL_MPI(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, t->comm));
+    if (!all_ok) {
+        if (s) release(s);
+        return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory for a segment");
+    }
+    s->id = id;
+    s->gen = gen;
+    s->kind = kind;
+    s->team = t;
+    s->size = nbytes;
+    s->win = MPI_WIN_NULL;
+    if (kind == SEG_POOL) {
+        uint64_t mine = nbytes, *all = malloc((size_t)t->size * sizeof *all);
+        if (!all) {
+            release(s);
+            return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
+        }
+        MPI_Allgather(&mine, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, t->comm);
+        for (int32_t r = 0; r < t->size; r++) s->sizes[r] = (size_t)all[r];
+        free(all);
+    }
+
+    err = xport_shm_create(t->node_comm, nbytes, &s->shm);
+    if (err != SHOAL_OK) {
+        release(s);
+        return err;
+    }
+    int node_rank;
+    MPI_Comm_rank(t->node_comm, &node_rank);
+    s->my_base = s->shm.part_base[node_rank];
+    err = xport_win_create(s->my_base, nbytes, t->comm, &s->win);
+    if (err != SHOAL_OK) {
+        release(s);
+        return err;
+    }
+    /* Loads and stores may only bypass MPI when the window's memory model is unified. */
+    int *model = NULL, flag = 0, unified = 0;
+    MPI_Win_get_attr(s->win, MPI_WIN_MODEL, &model, &flag);
+    int mine_unified = flag && *model == MPI_WIN_UNIFIED;
+    MPI_Allreduce(&mine_unified, &unified, 1, MPI_INT, MPI_LAND, t->comm);
+    int direct = shoal__rt.direct && unified;
+    if (shoal__rt.direct && !unified)
+        shoal__warn("segment %u: MPI window is not in the unified memory model: direct path off",
+                    (unsigned)id);
+    for (int32_t r = 0; r < t->size; r++) {
+        int nr = t->node_rank_of_rel[r];
+        s->direct[r] = (direct && nr >= 0) ? s->shm.part_base[nr] : NULL;
+    }
+    s->atomics_direct = direct && t->all_on_node;
+
+    used_ids[id / 64] |= 1ULL << (id % 64);
+    last_gen[id] = gen;
+    shoal__segtab[id] = s;
+    s->next = shoal__seg_live;
+    shoal__seg_live = s;
+    *out = s;
+    return SHOAL_OK;
+}
+
+static void unlink_segment(segment_t *s) {
+    if (s == shoal__pool_seg) shoal__pool_seg = NULL;
+    for (segment_t **p = &shoal__seg_live; *p; p = &(*p)->next)
+        if (*p == s) {
+            *p = s->next;
+            break;
+        }
+    for (size_t i = 0; i < ndirty; i++)
+        if (dirty[i] == s) dirty[i--] = dirty[--ndirty];
+    shoal__segtab[s->id] = NULL;
+    used_ids[s->id / 64] &= ~(1ULL << (s->id % 64));
+}
+
+shoal_err_t shoal__segment_free(segment_t *s) {
+    shoal__handles_complete_segment(s); /* the one call up into rma/: see docs/design.md */
+    unlink_segment(s); /* gone from the table first: no call can reach it any more */
+    shoal_err_t err = xport_win_free(&s->win);
+    release(s);
+    return err;
+}
+
+/* Live segments of a team (or all), in ascending id order. */
+static size_t collect(team_t *t, segment_t ***out) {
+    size_t n = 0;
+    for (segment_t *s = shoal__seg_live; s; s = s->next)
+        if (!t || s->team == t) n++;
+    segment_t **v = malloc((n ? n : 1) * sizeof *v);
+    if (!v) return 0;
+    n = 0;
+    for (int id = 0; id < SHOAL_MAX_SEGMENTS; id++) {
+        segment_t *s = shoal__segtab[id];
+        if (s && (!t || s->team == t)) v[n++] = s;
+    }
+    *out = v;
+    return n;
+}
+
+shoal_err_t shoal__segments_free_team(team_t *t) {
+    segment_t **v = NULL;
+    size_t n = collect(t, &v);
+    shoal_err_t err = SHOAL_OK;
+    for (size_t i = 0; i < n; i++) {
+        if (v[i] == t->sync_seg) continue; /* sync/ frees its own area */
+        shoal_err_t e = shoal__segment_free(v[i]);
+        if (err == SHOAL_OK) err = e;
+    }
+    free(v);
+    return err;
+}
+
+void shoal__segments_finalize(void) {
+    segment_t **v = NULL;
+    size_t n = collect(NULL, &v);
+    for (size_t i = 0; i < n; i++) {
+        if (v[i]->team->sync_seg == v[i]) v[i]->team->sync_seg = NULL;
+        shoal__segment_free(v[i]);
+    }
+    free(v);
+    free(dirty);
+    dirty = NULL;
+    ndirty = dirty_cap = 0;
+}
+
+void shoal__segment_mark_dirty(segment_t *s) {
+    if (s->dirty) return;
+    if (ndirty == dirty_cap) {
+        size_t cap = dirty_cap ? dirty_cap * 2 : 16;
+        segment_t **d = realloc(dirty, cap * sizeof *d);
+        if (!d) { /* cannot track: complete now instead */
+            MPI_Win_flush_all(s->win);
+            return;
+        }
+        dirty = d;
+        dirty_cap = cap;
+    }
+    s->dirty = 1;
+    dirty[ndirty++] = s;
+}
+
+shoal_err_t shoal__segments_flush(shoal_unit_t unit) {
+    if (unit < 0) {
+        for (size_t i = 0; i < ndirty; i++) {
+            SHOAL_MPI(MPI_Win_flush_all(dirty[i]->win));
+            dirty[i]->dirty = 0;
+        }
+        ndirty = 0;
+        return SHOAL_OK;
+    }
+    for (size_t i = 0; i < ndirty; i++) {
+        int32_t rel = dirty[i]->team->rel_of_abs[unit];
+        if (rel >= 0) SHOAL_MPI(MPI_Win_flush(rel, dirty[i]->win));
+    }
+    return SHOAL_OK;
+}

@@ -1,0 +1,59 @@
+/* Segments: every collective allocation, each unit's pool, and each team's signal area is a
+ * segment. Its memory is allocated once in node-shared memory (xport/shm) and exposed to the
+ * whole team through one MPI window over that same memory, so both paths see the same bytes. */
+#ifndef SHOAL_MEM_SEGMENT_H
+#define SHOAL_MEM_SEGMENT_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "team/team.h"
+#include "xport/shm.h"
+
+#define SHOAL_MAX_SEGMENTS 65536
+
+typedef enum { SEG_COLLECTIVE = 0, SEG_POOL = 1, SEG_INTERNAL = 2 } seg_kind_t;
+
+struct pool_alloc;
+
+typedef struct segment {
+    uint16_t id;
+    uint16_t gen; /* travels in the gptr's flags: a pointer into a freed segment is recognised */
+    seg_kind_t kind;
+    team_t *team;
+    size_t size;        /* my part's bytes (every member's, unless sizes is set) */
+    size_t *sizes;      /* [team size] part sizes when they differ (pools), else NULL */
+    xport_shm_t shm;    /* the node-shared memory */
+    char *my_base;      /* my part in this process */
+    char **direct;      /* [team size] each member's part mapped here, NULL when not reachable */
+    int atomics_direct; /* decision 4: CPU atomics only when every member is reachable directly */
+    MPI_Win win;
+    int dirty;               /* MPI operations issued since the last flush_all */
+    struct pool_alloc *pool; /* SEG_POOL: the allocator of my part */
+    struct segment *next;    /* list of live segments */
+} segment_t;
+
+extern segment_t *shoal__segtab[SHOAL_MAX_SEGMENTS];
+extern segment_t *shoal__seg_live;
+extern segment_t *shoal__pool_seg; /* my pool: non-collective allocations */
+
+/* Collective over team: every member passes the same nbytes (pools: any). */
+shoal_err_t shoal__segment_create(team_t *team, size_t nbytes, seg_kind_t kind, segment_t **out);
+/* Collective over the segment's team. */
+shoal_err_t shoal__segment_free(segment_t *seg);
+/* Collective over team: frees every user allocation that lives on it. */
+shoal_err_t shoal__segments_free_team(team_t *team);
+/* Collective over all units, in ascending segment id (a global order, so no deadlock). */
+void shoal__segments_finalize(void);
+
+static inline size_t shoal__segment_part_size(const segment_t *s, int32_t rel) {
+    return s->sizes ? s->sizes[rel] : s->size;
+}
+
+/* Remember that MPI operations on seg may be outstanding (flush_all completes them). */
+void shoal__segment_mark_dirty(segment_t *seg);
+/* Completes outstanding MPI operations on every dirty segment (to one unit, or all when -1). */
+shoal_err_t shoal__segments_flush(shoal_unit_t unit);
+
+#endif

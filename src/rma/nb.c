@@ -1,0 +1,219 @@
+/* Non-blocking put/get. On the direct path the copy happens at once (zero-copy, no handle). On
+ * the MPI path: MPI_Rput/MPI_Rget; a put's handle also flushes its target on completion, since
+ * an MPI request only says the origin buffer is free. Live handles are kept on a list so that
+ * freeing a segment or shoal_finalize can complete them. */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rma.h"
+#include "runtime/wait.h"
+
+#define HANDLE_MAGIC 0x5e0a1u
+
+struct shoal_handle {
+    unsigned magic; /* HANDLE_MAGIC while live: catches stale copies and garbage */
+    int is_put;
+    int done; /* completed early (its segment was freed) */
+    MPI_Request req;
+    const segment_t *seg;
+    int32_t rank;
+    struct shoal_handle *prev, *next;
+};
+
+static struct shoal_handle *live;  /* doubly linked list of live handles */
+static struct shoal_handle *spare; /* recycled handles (singly linked through next) */
+
+static struct shoal_handle *handle_new(void) {
+    struct shoal_handle *h = spare;
+    if (h)
+        spare = h->next;
+    else if (!(h = malloc(sizeof *h)))
+        return NULL;
+    memset(h, 0, sizeof *h);
+    h->magic = HANDLE_MAGIC;
+    h->next = live;
+    if (live) live->prev = h;
+    live = h;
+    return h;
+}
+
+static void handle_release(struct shoal_handle *h) {
+    if (h->prev)
+        h->prev->next = h->next;
+    else
+        live = h->next;
+    if (h->next) h->next->prev = h->prev;
+    h->magic = 0;
+    h->next = spare;
+    spare = h;
+}
+
+/* Finishes h (waits for its request; a put also flushes the target). */
+static shoal_err_t handle_finish(struct shoal_handle *h) {
+    if (!h->done) {
+        SHOAL_MPI(MPI_Wait(&h->req, MPI_STATUS_IGNORE));
+        if (h->is_put) SHOAL_MPI(MPI_Win_flush(h->rank, h->seg->win));
+    }
+    handle_release(h);
+    return SHOAL_OK;
+}
+
+static shoal_err_t issue(int is_put, void *local, const shoal_target_t *t, size_t n,
+                         shoal_handle_t *handle) {
+    if (t->addr) {
+        if (is_put) {
+            memcpy(t->addr, local, n);
+            atomic_thread_fence(memory_order_release);
+        } else {
+            atomic_thread_fence(memory_order_acquire);
+            memcpy(local, t->addr, n);
+        }
+        *handle = SHOAL_HANDLE_NULL;
+        return SHOAL_OK;
+    }
+    if (n > (size_t)1 << 30) { /* beyond one MPI count: do it blocking, report it complete */
+        *handle = SHOAL_HANDLE_NULL;
+        return is_put ? shoal__put(t, local, n) : shoal__get(local, t, n);
+    }
+    struct shoal_handle *h = handle_new();
+    if (!h) return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory for a handle");
+    int rc = is_put ? MPI_Rput(local, (int)n, MPI_BYTE, t->rank, t->disp, (int)n, MPI_BYTE,
+                               t->seg->win, &h->req)
+                    : MPI_Rget(local, (int)n, MPI_BYTE, t->rank, t->disp, (int)n, MPI_BYTE,
+                               t->seg->win, &h->req);
+    if (rc != MPI_SUCCESS) {
+        handle_release(h);
+        return shoal__mpi_fail(rc, is_put ? "MPI_Rput" : "MPI_Rget");
+    }
+    h->is_put = is_put;
+    h->seg = t->seg;
+    h->rank = t->rank;
+    shoal__segment_mark_dirty(t->seg);
+    *handle = h;
+    return SHOAL_OK;
+}
+
+shoal_err_t shoal_put_nb(shoal_gptr_t dest, const void *src, size_t nbytes,
+                         shoal_handle_t *handle) {
+    SHOAL_ENTER("shoal_put_nb");
+    if (!handle) return shoal__fail(SHOAL_ERR_INVAL, "NULL handle output");
+    if (!src && nbytes)
+        return shoal__fail(SHOAL_ERR_INVAL, "NULL source buffer for %zu bytes", nbytes);
+    shoal_target_t t = {0};
+    SHOAL_TRY(shoal__resolve(dest, nbytes, &t));
+    return issue(1, (void *)src, &t, nbytes, handle);
+}
+
+shoal_err_t shoal_get_nb(void *dest, shoal_gptr_t src, size_t nbytes, shoal_handle_t *handle) {
+    SHOAL_ENTER("shoal_get_nb");
+    if (!handle) return shoal__fail(SHOAL_ERR_INVAL, "NULL handle output");
+    if (!dest && nbytes)
+        return shoal__fail(SHOAL_ERR_INVAL, "NULL destination buffer for %zu bytes", nbytes);
+    shoal_target_t t = {0};
+    SHOAL_TRY(shoal__resolve(src, nbytes, &t));
+    return issue(0, dest, &t, nbytes, handle);
+}
+
+static shoal_err_t check_handle(shoal_handle_t h) {
+    if (h && h->magic != HANDLE_MAGIC)
+        return shoal__fail(SHOAL_ERR_HANDLE,
+                           "handle %p is not live (already completed, or "
+                           "never issued)",
+                           (void *)h);
+    return SHOAL_OK;
+}
+
+shoal_err_t shoal_wait(shoal_handle_t *handle) {
+    SHOAL_ENTER("shoal_wait");
+    if (!handle) return shoal__fail(SHOAL_ERR_INVAL, "NULL handle pointer");
+    if (!*handle) return SHOAL_OK;
+    SHOAL_TRY(check_handle(*handle));
+    SHOAL_TRY(handle_finish(*handle));
+    *handle = SHOAL_HANDLE_NULL;
+    return SHOAL_OK;
+}
+
+/* One non-blocking look at h: *done = 1 (and h finished and released) or 0. */
+static shoal_err_t test_one(struct shoal_handle *h, int *done) {
+    int flag = h->done;
+    if (!flag) SHOAL_MPI(MPI_Test(&h->req, &flag, MPI_STATUS_IGNORE));
+    if (flag) {
+        h->done = 1; /* request finished: handle_finish only flushes (for a put) */
+        if (h->is_put && h->seg) SHOAL_MPI(MPI_Win_flush(h->rank, h->seg->win));
+        handle_release(h);
+    }
+    *done = flag;
+    return SHOAL_OK;
+}
+
+shoal_err_t shoal_test(shoal_handle_t *handle, int *done) {
+    SHOAL_ENTER("shoal_test");
+    if (!handle || !done) return shoal__fail(SHOAL_ERR_INVAL, "NULL handle pointer or output");
+    if (!*handle) {
+        *done = 1;
+        return SHOAL_OK;
+    }
+    SHOAL_TRY(check_handle(*handle));
+    SHOAL_TRY(test_one(*handle, done));
+    if (*done) *handle = SHOAL_HANDLE_NULL;
+    return SHOAL_OK;
+}
+
+shoal_err_t shoal_waitall(shoal_handle_t *handles, size_t n) {
+    SHOAL_ENTER("shoal_waitall");
+    if (!handles && n) return shoal__fail(SHOAL_ERR_INVAL, "NULL handle array");
+    for (size_t i = 0; i < n; i++) SHOAL_TRY(check_handle(handles[i]));
+    for (size_t i = 0; i < n; i++) {
+        if (!handles[i]) continue;
+        SHOAL_TRY(handle_finish(handles[i]));
+        handles[i] = SHOAL_HANDLE_NULL;
+    }
+    return SHOAL_OK;
+}
+
+shoal_err_t shoal_testall(shoal_handle_t *handles, size_t n, int *all_done) {
+    SHOAL_ENTER("shoal_testall");
+    if ((!handles && n) || !all_done) return shoal__fail(SHOAL_ERR_INVAL, "NULL array or output");
+    for (size_t i = 0; i < n; i++) SHOAL_TRY(check_handle(handles[i]));
+    int all = 1;
+    for (size_t i = 0; i < n; i++) {
+        if (!handles[i]) continue;
+        int done = 0;
+        SHOAL_TRY(test_one(handles[i], &done));
+        if (done)
+            handles[i] = SHOAL_HANDLE_NULL;
+        else
+            all = 0;
+    }
+    *all_done = all;
+    return SHOAL_OK;
+}
+
+size_t shoal__handles_complete_all(void) {
+    size_t n = 0;
+    while (live) {
+        n++;
+        handle_finish(live);
+    }
+    return n;
+}
+
+void shoal__handles_complete_segment(const segment_t *seg) {
+    /* The program's handle stays valid: it is marked done, and its wait/test just releases it. */
+    for (struct shoal_handle *h = live; h; h = h->next) {
+        if (h->seg != seg || h->done) continue;
+        MPI_Wait(&h->req, MPI_STATUS_IGNORE);
+        if (h->is_put) MPI_Win_flush(h->rank, seg->win);
+        h->done = 1;
+        h->seg = NULL;
+    }
+}
+
+void shoal__handles_release_spares(void) {
+    while (spare) {
+        struct shoal_handle *h = spare;
+        spare = h->next;
+        free(h);
+    }
+}

@@ -1,0 +1,107 @@
+/* Put-with-signal and waiting on signal words. The data is completed at the target before the
+ * signal is written (flush between the two on the MPI path, a full fence on the direct path), so
+ * whoever observes the signal observes the data. */
+#include "rma.h"
+#include "runtime/wait.h"
+
+static shoal_err_t resolve_signal(shoal_gptr_t sig, shoal_target_t *t) {
+    if (sig.offset % 8)
+        return shoal__fail(SHOAL_ERR_ALIGN, "signal word at offset %llu is not 8-byte aligned",
+                           (unsigned long long)sig.offset);
+    return shoal__resolve(sig, 8, t);
+}
+
+static shoal_err_t update(const shoal_target_t *t, uint64_t value, shoal_signal_op_t op) {
+    return shoal__amo(t, op == SHOAL_SIGNAL_SET ? AMO_STORE : AMO_OP, SHOAL_OP_SUM, SHOAL_UINT64,
+                      &value, NULL, NULL);
+}
+
+shoal_err_t shoal_put_signal(shoal_gptr_t dest, const void *src, size_t nbytes, shoal_gptr_t sig,
+                             uint64_t value, shoal_signal_op_t op) {
+    SHOAL_ENTER("shoal_put_signal");
+    if (!src && nbytes)
+        return shoal__fail(SHOAL_ERR_INVAL, "NULL source buffer for %zu bytes", nbytes);
+    if (op != SHOAL_SIGNAL_SET && op != SHOAL_SIGNAL_ADD)
+        return shoal__fail(SHOAL_ERR_INVAL, "unknown signal operation %d", (int)op);
+    if (sig.unit != dest.unit)
+        return shoal__fail(SHOAL_ERR_INVAL,
+                           "the signal word (unit %u) must be on the data's "
+                           "unit (%u)",
+                           (unsigned)sig.unit, (unsigned)dest.unit);
+    shoal_target_t data = {0}, signal = {0};
+    SHOAL_TRY(shoal__resolve(dest, nbytes, &data));
+    SHOAL_TRY(resolve_signal(sig, &signal));
+    if (nbytes) SHOAL_TRY(shoal__put(&data, src, nbytes)); /* complete at the target */
+    return update(&signal, value, op);
+}
+
+shoal_err_t shoal_signal(shoal_gptr_t sig, uint64_t value, shoal_signal_op_t op) {
+    SHOAL_ENTER("shoal_signal");
+    if (op != SHOAL_SIGNAL_SET && op != SHOAL_SIGNAL_ADD)
+        return shoal__fail(SHOAL_ERR_INVAL, "unknown signal operation %d", (int)op);
+    shoal_target_t t = {0};
+    SHOAL_TRY(resolve_signal(sig, &t));
+    return update(&t, value, op);
+}
+
+static int holds(uint64_t v, shoal_cmp_t cmp, uint64_t x) {
+    switch (cmp) {
+    case SHOAL_CMP_EQ:
+        return v == x;
+    case SHOAL_CMP_NE:
+        return v != x;
+    case SHOAL_CMP_GT:
+        return v > x;
+    case SHOAL_CMP_GE:
+        return v >= x;
+    case SHOAL_CMP_LT:
+        return v < x;
+    case SHOAL_CMP_LE:
+        return v <= x;
+    }
+    return 0;
+}
+
+shoal_err_t shoal__wait_word(const shoal_target_t *t, shoal_cmp_t cmp, uint64_t value,
+                             uint64_t *seen) {
+    shoal_waiter_t w;
+    shoal__waiter_init(&w);
+    for (;;) {
+        uint64_t v;
+        /* The same mechanism as every writer of the word (decision 4): a CPU atomic load, or an
+         * MPI atomic read, which also drives MPI progress. */
+        SHOAL_TRY(shoal__amo(t, AMO_LOAD, SHOAL_OP_SUM, SHOAL_UINT64, NULL, NULL, &v));
+        if (holds(v, cmp, value)) {
+            if (seen) *seen = v;
+            return SHOAL_OK;
+        }
+        shoal__waiter_pause(&w);
+    }
+}
+
+static shoal_err_t resolve_own_signal(shoal_gptr_t sig, shoal_target_t *t) {
+    if (sig.unit != (uint32_t)shoal__rt.myid)
+        return shoal__fail(SHOAL_ERR_UNIT,
+                           "units wait on their own signal words (this one is on "
+                           "unit %u)",
+                           (unsigned)sig.unit);
+    return resolve_signal(sig, t);
+}
+
+shoal_err_t shoal_signal_wait_until(shoal_gptr_t sig, shoal_cmp_t cmp, uint64_t value,
+                                    uint64_t *seen) {
+    SHOAL_ENTER("shoal_signal_wait_until");
+    if ((unsigned)cmp > SHOAL_CMP_LE)
+        return shoal__fail(SHOAL_ERR_INVAL, "unknown comparison %d", (int)cmp);
+    shoal_target_t t = {0};
+    SHOAL_TRY(resolve_own_signal(sig, &t));
+    return shoal__wait_word(&t, cmp, value, seen);
+}
+
+shoal_err_t shoal_signal_read(shoal_gptr_t sig, uint64_t *value) {
+    SHOAL_ENTER("shoal_signal_read");
+    if (!value) return shoal__fail(SHOAL_ERR_INVAL, "NULL output");
+    shoal_target_t t = {0};
+    SHOAL_TRY(resolve_own_signal(sig, &t));
+    return shoal__amo(&t, AMO_LOAD, SHOAL_OP_SUM, SHOAL_UINT64, NULL, NULL, value);
+}

@@ -1,0 +1,159 @@
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+
+typedef enum { CFG_SIZE, CFG_BOOL, CFG_INT } cfg_type_t;
+
+typedef struct {
+    const char *name;
+    cfg_type_t type;
+    const char *default_value;
+    const char *description;
+    size_t field_offset; /* where the parsed value lives in shoal_runtime_t */
+    long min, max;       /* CFG_INT range */
+} cfg_entry_t;
+
+#define FIELD(f) offsetof(shoal_runtime_t, f)
+
+/* The one table. Add a variable here and it is parsed, defaulted and documented everywhere. */
+static const cfg_entry_t table[] = {
+    {"SHOAL_POOL_SIZE", CFG_SIZE, "64M",
+     "Bytes of each unit's pool for non-collective allocation (suffixes K, M, G)", FIELD(pool_size),
+     0, 0},
+    {"SHOAL_DIRECT", CFG_BOOL, "1",
+     "Reach same-node peers through shared memory (1) or send everything through MPI RMA (0)",
+     FIELD(direct), 0, 1},
+    {"SHOAL_DEBUG", CFG_INT, "1",
+     "0: silent; 1: report failing calls and warnings on stderr; 2: also debug messages",
+     FIELD(debug), 0, 3},
+    {"SHOAL_PROGRESS_THREAD", CFG_BOOL, "0",
+     "Start a thread that drives MPI progress while the program computes (needs "
+     "MPI_THREAD_MULTIPLE)",
+     FIELD(progress_thread), 0, 1},
+    {"SHOAL_PROGRESS_INTERVAL_US", CFG_INT, "50",
+     "Microseconds the progress thread sleeps between polls", FIELD(progress_interval_us), 1,
+     1000000},
+    {"SHOAL_SPIN_COUNT", CFG_INT, "256",
+     "Polls a wait spins before it starts yielding the core to other processes", FIELD(spin_count),
+     0, 100000000},
+};
+#define NVARS ((int)(sizeof table / sizeof table[0]))
+
+int shoal__parse_size(const char *text, size_t *bytes) {
+    char *end = NULL;
+    errno = 0;
+    if (!text || !isdigit((unsigned char)text[0])) return -1;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno) return -1;
+    unsigned long long mult = 1;
+    switch (tolower((unsigned char)*end)) {
+    case '\0':
+        break;
+    case 'k':
+        mult = 1ULL << 10;
+        end++;
+        break;
+    case 'm':
+        mult = 1ULL << 20;
+        end++;
+        break;
+    case 'g':
+        mult = 1ULL << 30;
+        end++;
+        break;
+    default:
+        return -1;
+    }
+    if (tolower((unsigned char)*end) == 'b' || tolower((unsigned char)*end) == 'i') end++;
+    if (*end != '\0' || (v && mult > ~0ULL / v)) return -1;
+    *bytes = (size_t)(v * mult);
+    return 0;
+}
+
+static int parse_long(const char *text, long *out) {
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || end == text || *end != '\0') return -1;
+    *out = v;
+    return 0;
+}
+
+/* Parses one entry's text into a value; 0 on success. */
+static int parse_entry(const cfg_entry_t *e, const char *text, long *ival, size_t *sval) {
+    switch (e->type) {
+    case CFG_SIZE:
+        return shoal__parse_size(text, sval);
+    case CFG_BOOL:
+        if (!strcmp(text, "1") || !strcasecmp(text, "true") || !strcasecmp(text, "yes") ||
+            !strcasecmp(text, "on"))
+            *ival = 1;
+        else if (!strcmp(text, "0") || !strcasecmp(text, "false") || !strcasecmp(text, "no") ||
+                 !strcasecmp(text, "off"))
+            *ival = 0;
+        else
+            return -1;
+        return 0;
+    case CFG_INT:
+        return parse_long(text, ival) || *ival < e->min || *ival > e->max ? -1 : 0;
+    }
+    return -1;
+}
+
+shoal_err_t shoal__config_load(shoal_runtime_t *rt) {
+    /* Defaults first, so SHOAL_DEBUG's default is in force while later entries are reported. */
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < NVARS; i++) {
+            const cfg_entry_t *e = &table[i];
+            const char *env = getenv(e->name);
+            const char *text = (pass == 1 && env && *env) ? env : e->default_value;
+            long ival = 0;
+            size_t sval = 0;
+            if (parse_entry(e, text, &ival, &sval) != 0)
+                return shoal__fail(SHOAL_ERR_INVAL, "%s=\"%s\" is not a valid %s value", e->name,
+                                   text,
+                                   e->type == CFG_SIZE   ? "size"
+                                   : e->type == CFG_BOOL ? "bool"
+                                                         : "int");
+            char *field = (char *)rt + e->field_offset;
+            if (e->type == CFG_SIZE)
+                *(size_t *)field = sval;
+            else
+                *(int *)field = (int)ival;
+        }
+    }
+    return SHOAL_OK;
+}
+
+int shoal_config_count(void) {
+    return NVARS;
+}
+
+shoal_err_t shoal_config_var(int index, shoal_config_var_t *var) {
+    shoal__current_call = "shoal_config_var";
+    if (index < 0 || index >= NVARS || !var)
+        return shoal__fail(SHOAL_ERR_INVAL, "index %d out of range 0..%d or NULL output", index,
+                           NVARS - 1);
+    const cfg_entry_t *e = &table[index];
+    const char *env = getenv(e->name);
+    var->name = e->name;
+    var->type = e->type == CFG_SIZE ? "size" : e->type == CFG_BOOL ? "bool" : "int";
+    var->default_value = e->default_value;
+    var->description = e->description;
+    var->from_environment = env && *env;
+    if (shoal__rt.initialized) { /* the value in force */
+        const char *field = (const char *)&shoal__rt + e->field_offset;
+        if (e->type == CFG_SIZE)
+            snprintf(var->value, sizeof var->value, "%zu", *(const size_t *)field);
+        else
+            snprintf(var->value, sizeof var->value, "%d", *(const int *)field);
+    } else {
+        snprintf(var->value, sizeof var->value, "%s",
+                 var->from_environment ? env : e->default_value);
+    }
+    return SHOAL_OK;
+}

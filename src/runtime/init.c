@@ -1,0 +1,198 @@
+/* shoal_init / shoal_finalize and the environment queries. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "mem/segment.h"
+#include "progress.h"
+#include "rma/rma.h"
+#include "runtime.h"
+#include "sync/sync.h"
+#include "team/team.h"
+#include "xport/probe.h"
+
+shoal_runtime_t shoal__rt = {.debug = 1, .spin_count = 256};
+
+static void release_node_info(void) {
+    free(shoal__rt.node_units);
+    free(shoal__rt.node_rank_of);
+    shoal__rt.node_units = NULL;
+    shoal__rt.node_rank_of = NULL;
+    if (shoal__rt.node != MPI_COMM_NULL) MPI_Comm_free(&shoal__rt.node);
+    if (shoal__rt.world != MPI_COMM_NULL) MPI_Comm_free(&shoal__rt.world);
+}
+
+static shoal_err_t discover_node(void) {
+    shoal_runtime_t *rt = &shoal__rt;
+    SHOAL_MPI(
+        MPI_Comm_split_type(rt->world, MPI_COMM_TYPE_SHARED, rt->myid, MPI_INFO_NULL, &rt->node));
+    MPI_Comm_size(rt->node, &rt->node_size);
+    MPI_Comm_rank(rt->node, &rt->node_rank);
+    rt->node_units = malloc((size_t)rt->node_size * sizeof *rt->node_units);
+    rt->node_rank_of = malloc((size_t)rt->nunits * sizeof *rt->node_rank_of);
+    if (!rt->node_units || !rt->node_rank_of)
+        return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
+    SHOAL_MPI(MPI_Allgather(&rt->myid, 1, MPI_INT32_T, rt->node_units, 1, MPI_INT32_T, rt->node));
+    for (int32_t u = 0; u < rt->nunits; u++) rt->node_rank_of[u] = -1;
+    for (int32_t i = 0; i < rt->node_size; i++) rt->node_rank_of[rt->node_units[i]] = i;
+    return SHOAL_OK;
+}
+
+/* Open MPI's osc/rdma crashes in compare-and-swap between processes of one node (vader's emulated
+ * atomics; upstream #11349) and cannot create a window on a single process. osc/sm (allocate and
+ * shared windows) and osc/pt2pt (everything else) are correct, so Shoal asks for them, unless the
+ * program chose components itself. Debian's openmpi-mca-params.conf excludes pt2pt by default;
+ * the environment overrides that file. */
+#define OMPI_OSC_CHOICE "sm,pt2pt"
+static void choose_ompi_osc(int mpi_already_up) {
+#ifdef OPEN_MPI
+    if (!mpi_already_up && !getenv("OMPI_MCA_osc")) setenv("OMPI_MCA_osc", OMPI_OSC_CHOICE, 1);
+#else
+    (void)mpi_already_up;
+#endif
+}
+
+/* After init: warn when MPI atomics will be used on Open MPI without the safe components. */
+static void check_ompi_osc(void) {
+#ifdef OPEN_MPI
+    const char *osc = getenv("OMPI_MCA_osc");
+    int mpi_atomics = !shoal__rt.direct || shoal__rt.node_size != shoal__rt.nunits;
+    if (mpi_atomics && (!osc || !strstr(osc, "pt2pt"))) {
+        shoal__warn("Open MPI without OMPI_MCA_osc=" OMPI_OSC_CHOICE ": compare-and-swap over MPI "
+                    "(SHOAL_DIRECT=0, or teams spanning nodes) may crash in osc/rdma; launch with "
+                    "shoalrun or set OMPI_MCA_osc=" OMPI_OSC_CHOICE);
+    }
+#endif
+}
+
+shoal_err_t shoal_init(int *argc, char ***argv) {
+    shoal__current_call = "shoal_init";
+    shoal_runtime_t *rt = &shoal__rt;
+    if (rt->initialized) return shoal__fail(SHOAL_ERR_STATE, "Shoal is already initialised");
+    if (rt->finalized)
+        return shoal__fail(SHOAL_ERR_STATE,
+                           "Shoal cannot be initialised again after shoal_finalize");
+    SHOAL_TRY(shoal__config_load(rt));
+
+    int mpi_up = 0, mpi_down = 0;
+    MPI_Initialized(&mpi_up);
+    MPI_Finalized(&mpi_down);
+    if (mpi_down) return shoal__fail(SHOAL_ERR_STATE, "MPI is already finalised");
+    choose_ompi_osc(mpi_up);
+    int wanted = rt->progress_thread ? MPI_THREAD_MULTIPLE : MPI_THREAD_SERIALIZED;
+    if (!mpi_up) {
+        SHOAL_MPI(MPI_Init_thread(argc, argv, wanted, &rt->thread_level));
+        rt->we_initialized_mpi = 1;
+    } else {
+        MPI_Query_thread(&rt->thread_level);
+    }
+    rt->world = rt->node = MPI_COMM_NULL;
+    shoal_err_t err = SHOAL_OK;
+    int rc = MPI_Comm_dup(MPI_COMM_WORLD, &rt->world);
+    if (rc != MPI_SUCCESS) {
+        err = shoal__mpi_fail(rc, "MPI_Comm_dup");
+        goto fail;
+    }
+    MPI_Comm_rank(rt->world, &rt->myid);
+    MPI_Comm_size(rt->world, &rt->nunits);
+    if ((err = discover_node()) != SHOAL_OK) goto fail;
+    check_ompi_osc();
+
+    rt->initialized = 1; /* from here on, internal calls see a live runtime */
+    if ((err = shoal__teams_init()) != SHOAL_OK) goto fail_init;
+    if ((err = shoal__segment_create(shoal__team_all(), rt->pool_size, SEG_POOL,
+                                     &shoal__pool_seg)) != SHOAL_OK)
+        goto fail_teams;
+    if (xport_xpmem_present())
+        shoal__debug("XPMEM is present, but this build maps peers with shared memory");
+    if (rt->progress_thread && (err = shoal__progress_start()) != SHOAL_OK) goto fail_teams;
+    shoal__debug("initialised: %d units, %d on this node, direct path %s", (int)rt->nunits,
+                 (int)rt->node_size, rt->direct ? "on" : "off");
+    return SHOAL_OK;
+
+fail_teams:
+    shoal__sync_finalize();
+    shoal__segments_finalize();
+    shoal__teams_finalize();
+fail_init:
+    rt->initialized = 0;
+fail:
+    release_node_info();
+    if (rt->we_initialized_mpi) MPI_Finalize();
+    rt->we_initialized_mpi = 0;
+    return err;
+}
+
+shoal_err_t shoal_finalize(void) {
+    SHOAL_ENTER("shoal_finalize");
+    shoal_runtime_t *rt = &shoal__rt;
+    /* Complete whatever this unit still has in flight, then wait for everybody: peers may still
+     * be reading or writing my memory. */
+    size_t pending = shoal__handles_complete_all();
+    if (pending)
+        shoal__warn("%zu non-blocking operation(s) were never waited for; completed them", pending);
+    shoal_err_t err = shoal_barrier(SHOAL_TEAM_ALL);
+    shoal__progress_stop();
+    shoal__sync_finalize();
+    shoal__segments_finalize();
+    shoal__teams_finalize();
+    shoal__handles_release_spares();
+    release_node_info();
+    rt->initialized = 0;
+    rt->finalized = 1;
+    if (rt->we_initialized_mpi) {
+        int rc = MPI_Finalize();
+        if (rc != MPI_SUCCESS && err == SHOAL_OK) err = shoal__mpi_fail(rc, "MPI_Finalize");
+    }
+    return err;
+}
+
+int shoal_initialized(void) {
+    return shoal__rt.initialized;
+}
+
+shoal_err_t shoal_myid(shoal_unit_t *unit) {
+    SHOAL_ENTER("shoal_myid");
+    if (!unit) return shoal__fail(SHOAL_ERR_INVAL, "NULL output");
+    *unit = shoal__rt.myid;
+    return SHOAL_OK;
+}
+
+shoal_err_t shoal_size(int32_t *nunits) {
+    SHOAL_ENTER("shoal_size");
+    if (!nunits) return shoal__fail(SHOAL_ERR_INVAL, "NULL output");
+    *nunits = shoal__rt.nunits;
+    return SHOAL_OK;
+}
+
+shoal_err_t shoal_node_size(int32_t *count) {
+    SHOAL_ENTER("shoal_node_size");
+    if (!count) return shoal__fail(SHOAL_ERR_INVAL, "NULL output");
+    *count = shoal__rt.node_size;
+    return SHOAL_OK;
+}
+
+shoal_err_t shoal_node_units(shoal_unit_t *units, int32_t count) {
+    SHOAL_ENTER("shoal_node_units");
+    if (!units) return shoal__fail(SHOAL_ERR_INVAL, "NULL output");
+    if (count < shoal__rt.node_size)
+        return shoal__fail(SHOAL_ERR_INVAL, "room for %d units, the node has %d", (int)count,
+                           (int)shoal__rt.node_size);
+    memcpy(units, shoal__rt.node_units, (size_t)shoal__rt.node_size * sizeof *units);
+    return SHOAL_OK;
+}
+
+const char *shoal_mpi_library(void) {
+    static char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    if (!version[0]) {
+        MPI_Get_library_version(version, &len);
+        for (char *p = version; *p; p++)
+            if (*p == '\n' || *p == ',') { /* first line, first clause: "MPICH Version: 4.0.2" */
+                *p = '\0';
+                break;
+            }
+    }
+    return version;
+}

@@ -1,0 +1,13 @@
+/* Optional progress thread (SHOAL_PROGRESS_THREAD=1): polls MPI so passive-target operations
+ * aimed at this unit advance while the program computes without calling Shoal. */
+#ifndef SHOAL_RUNTIME_PROGRESS_H
+#define SHOAL_RUNTIME_PROGRESS_H
+
+#include "shoal.h"
+
+shoal_err_t shoal__progress_start(void);
+void shoal__progress_stop(void);
+/* Number of polls the thread has made (for tests and shoal-info). */
+unsigned long shoal__progress_polls(void);
+
+#endif

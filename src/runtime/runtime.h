@@ -1,0 +1,36 @@
+/* The process-wide runtime state, owned by runtime/init.c. */
+#ifndef SHOAL_RUNTIME_H
+#define SHOAL_RUNTIME_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shoal.h"
+#include "error.h"
+
+typedef struct {
+    int initialized;        /* between shoal_init and shoal_finalize */
+    int finalized;          /* shoal_finalize completed (init may not run twice per process) */
+    int we_initialized_mpi; /* Shoal called MPI_Init_thread, so Shoal calls MPI_Finalize */
+    int thread_level;       /* level MPI granted */
+    shoal_unit_t myid;
+    int32_t nunits;
+    MPI_Comm world; /* duplicate of MPI_COMM_WORLD: our traffic never meets the user's */
+    MPI_Comm node;  /* units of my node (split_type SHARED of world) */
+    int32_t node_size;
+    int32_t node_rank;
+    shoal_unit_t *node_units; /* absolute ids of my node's units, ascending */
+    int32_t *node_rank_of;    /* [nunits] my node's rank of a unit, -1 when on another node */
+    /* Configuration (see config.c for meaning and defaults). */
+    size_t pool_size;
+    int direct;
+    int debug;
+    int progress_thread;
+    int progress_interval_us;
+    int spin_count;
+} shoal_runtime_t;
+
+extern shoal_runtime_t shoal__rt;
+
+#endif

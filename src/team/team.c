@@ -1,0 +1,314 @@
+/* Team lifecycle and queries. Teams are created collectively over a parent; the new members agree
+ * on an id larger than any id any of them has seen, so a unit never sees an id twice. A team's
+ * lifecycle reaches up into mem/ and sync/ (its signal area, its allocations and locks are freed
+ * with it): the one place where a lower layer calls a higher one, see docs/design.md. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "group_algebra.h"
+#include "mem/segment.h"
+#include "sync/sync.h"
+#include "team.h"
+#include "team_table.h"
+
+team_t *shoal__team_all_rec;
+static int32_t next_team_id = 1;
+
+shoal_err_t shoal__team_get(shoal_team_t id, team_t **team) {
+    team_t *t = team_table_find(id);
+    if (!t) {
+        if (id == SHOAL_TEAM_NULL)
+            return shoal__fail(SHOAL_ERR_TEAM, "SHOAL_TEAM_NULL is not a team");
+        return shoal__fail(SHOAL_ERR_TEAM,
+                           "team %d does not exist here (destroyed, or I am not "
+                           "a member)",
+                           (int)id);
+    }
+    *team = t;
+    return SHOAL_OK;
+}
+
+static void free_record(team_t *t) {
+    if (!t) return;
+    if (t->node_comm != MPI_COMM_NULL) MPI_Comm_free(&t->node_comm);
+    if (t->comm != MPI_COMM_NULL) MPI_Comm_free(&t->comm);
+    free(t->abs_of_rel);
+    free(t->rel_of_abs);
+    free(t->node_rank_of_rel);
+    free(t);
+}
+
+/* Builds a team over comm (owned by the team from now on; freed on failure). Collective over comm.
+ * id_hint < 0: agree on a fresh id. */
+static shoal_err_t team_from_comm(MPI_Comm comm, shoal_team_t parent, shoal_team_t fixed_id,
+                                  team_t **out) {
+    shoal_err_t err = SHOAL_OK;
+    team_t *t = calloc(1, sizeof *t);
+    if (!t) {
+        MPI_Comm_free(&comm);
+        return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
+    }
+    t->comm = comm;
+    t->node_comm = MPI_COMM_NULL;
+    t->parent = parent;
+    MPI_Comm_size(comm, &t->size);
+    MPI_Comm_rank(comm, &t->myrel);
+    t->abs_of_rel = malloc((size_t)t->size * sizeof *t->abs_of_rel);
+    t->rel_of_abs = malloc((size_t)shoal__rt.nunits * sizeof *t->rel_of_abs);
+    int ok = t->abs_of_rel && t->rel_of_abs, all_ok = 0;
+    if (MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, comm) != MPI_SUCCESS || !all_ok) {
+        err = shoal__fail(SHOAL_ERR_NOMEM, "out of host memory building a team");
+        goto fail;
+    }
+    int rc = MPI_Allgather(&shoal__rt.myid, 1, MPI_INT32_T, t->abs_of_rel, 1, MPI_INT32_T, comm);
+    if (rc != MPI_SUCCESS) {
+        err = shoal__mpi_fail(rc, "MPI_Allgather");
+        goto fail;
+    }
+    for (int32_t u = 0; u < shoal__rt.nunits; u++) t->rel_of_abs[u] = -1;
+    for (int32_t r = 0; r < t->size; r++) t->rel_of_abs[t->abs_of_rel[r]] = r;
+
+    rc = MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, t->myrel, MPI_INFO_NULL, &t->node_comm);
+    if (rc != MPI_SUCCESS) {
+        err = shoal__mpi_fail(rc, "MPI_Comm_split_type");
+        goto fail;
+    }
+    int node_size, node_rank, mine, all;
+    MPI_Comm_size(t->node_comm, &node_size);
+    MPI_Comm_rank(t->node_comm, &node_rank);
+    /* Which team ranks share my node, and their node ranks (segments map their parts). */
+    int32_t *node_rel = malloc((size_t)node_size * sizeof *node_rel);
+    t->node_rank_of_rel = malloc((size_t)t->size * sizeof *t->node_rank_of_rel);
+    if (!node_rel || !t->node_rank_of_rel) {
+        free(node_rel);
+        err = shoal__fail(SHOAL_ERR_NOMEM, "out of host memory building a team");
+        goto fail;
+    }
+    MPI_Allgather(&t->myrel, 1, MPI_INT32_T, node_rel, 1, MPI_INT32_T, t->node_comm);
+    for (int32_t r = 0; r < t->size; r++) t->node_rank_of_rel[r] = -1;
+    for (int i = 0; i < node_size; i++) t->node_rank_of_rel[node_rel[i]] = i;
+    free(node_rel);
+    mine = node_size == t->size;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, comm);
+    t->all_on_node = all;
+
+    if (fixed_id >= 0) {
+        t->id = fixed_id;
+    } else {
+        int32_t id = 0;
+        rc = MPI_Allreduce(&next_team_id, &id, 1, MPI_INT32_T, MPI_MAX, comm);
+        if (rc != MPI_SUCCESS) {
+            err = shoal__mpi_fail(rc, "MPI_Allreduce");
+            goto fail;
+        }
+        t->id = id;
+        next_team_id = id + 1;
+    }
+    if (team_table_insert(t->id, t)) {
+        err = shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
+        goto fail;
+    }
+    err = shoal__sync_team_init(t);
+    if (err != SHOAL_OK) {
+        team_table_remove(t->id);
+        goto fail;
+    }
+    *out = t;
+    return SHOAL_OK;
+fail:
+    free_record(t);
+    return err;
+}
+
+shoal_err_t shoal__teams_init(void) {
+    MPI_Comm comm;
+    SHOAL_MPI(MPI_Comm_dup(shoal__rt.world, &comm));
+    team_t *t = NULL;
+    SHOAL_TRY(team_from_comm(comm, SHOAL_TEAM_NULL, SHOAL_TEAM_ALL, &t));
+    shoal__team_all_rec = t;
+    return SHOAL_OK;
+}
+
+static shoal_err_t destroy(team_t *t) {
+    shoal_err_t err = shoal__sync_team_finalize(t); /* locks and the signal area */
+    shoal_err_t e2 = shoal__segments_free_team(t);  /* the user's allocations on this team */
+    if (err == SHOAL_OK) err = e2;
+    team_table_remove(t->id);
+    free_record(t);
+    return err;
+}
+
+static void release_at_finalize(team_t *t) {
+    free_record(t);
+}
+
+void shoal__teams_finalize(void) {
+    /* Segments and locks are gone already (shoal__segments_finalize, shoal__sync_finalize): what is
+     * left of each team is its communicators and tables, freed in ascending id order. */
+    team_table_foreach(release_at_finalize);
+    shoal__team_all_rec = NULL;
+    team_table_clear();
+}
+
+/* Hash of a group, to check every member passed the same one. */
+static uint64_t group_hash(const struct shoal_group *g) {
+    uint64_t h = 1469598103934665603ULL ^ (uint64_t)g->size;
+    for (int32_t i = 0; i < g->size; i++)
+        h = (h ^ (uint64_t)(uint32_t)g->units[i]) * 1099511628211ULL;
+    return h;
+}
+
+shoal_err_t shoal_team_create(shoal_team_t parent, shoal_group_t group, shoal_team_t *team) {
+    SHOAL_ENTER("shoal_team_create");
+    team_t *p = NULL;
+    SHOAL_TRY(shoal__team_get(parent, &p));
+    if (!group || !team) return shoal__fail(SHOAL_ERR_INVAL, "NULL group or output");
+    /* Every member must pass the same group, made only of the parent's units. */
+    int local_ok = 1;
+    for (int32_t i = 0; i < group->size; i++)
+        if (group->units[i] < 0 || group->units[i] >= shoal__rt.nunits ||
+            p->rel_of_abs[group->units[i]] < 0)
+            local_ok = 0;
+    uint64_t h = group_hash(group), hmax = 0, hmin = 0;
+    int all_ok = 0;
+    SHOAL_MPI(MPI_Allreduce(&local_ok, &all_ok, 1, MPI_INT, MPI_LAND, p->comm));
+    SHOAL_MPI(MPI_Allreduce(&h, &hmax, 1, MPI_UINT64_T, MPI_MAX, p->comm));
+    SHOAL_MPI(MPI_Allreduce(&h, &hmin, 1, MPI_UINT64_T, MPI_MIN, p->comm));
+    if (!local_ok)
+        return shoal__fail(SHOAL_ERR_UNIT, "the group has units outside team %d", (int)parent);
+    if (!all_ok)
+        return shoal__fail(SHOAL_ERR_UNIT, "another member's group has units outside team %d",
+                           (int)parent);
+    if (hmax != hmin)
+        return shoal__fail(SHOAL_ERR_INVAL, "members of team %d passed different groups",
+                           (int)parent);
+
+    int colour = ga_find(group, shoal__rt.myid) >= 0 ? 0 : MPI_UNDEFINED;
+    MPI_Comm comm;
+    SHOAL_MPI(MPI_Comm_split(p->comm, colour, shoal__rt.myid, &comm));
+    if (comm == MPI_COMM_NULL) {
+        *team = SHOAL_TEAM_NULL;
+        return SHOAL_OK;
+    }
+    team_t *t = NULL;
+    SHOAL_TRY(team_from_comm(comm, parent, -1, &t));
+    *team = t->id;
+    return SHOAL_OK;
+}
+
+shoal_err_t shoal_team_split(shoal_team_t parent, int colour, shoal_team_t *team) {
+    SHOAL_ENTER("shoal_team_split");
+    team_t *p = NULL;
+    SHOAL_TRY(shoal__team_get(parent, &p));
+    if (!team) return shoal__fail(SHOAL_ERR_INVAL, "NULL output");
+    if (colour < 0 && colour != SHOAL_UNDEFINED)
+        return shoal__fail(SHOAL_ERR_INVAL, "colour %d: must be >= 0 or SHOAL_UNDEFINED", colour);
+    MPI_Comm comm;
+    SHOAL_MPI(MPI_Comm_split(p->comm, colour == SHOAL_UNDEFINED ? MPI_UNDEFINED : colour,
+                             shoal__rt.myid, &comm));
+    if (comm == MPI_COMM_NULL) {
+        *team = SHOAL_TEAM_NULL;
+        return SHOAL_OK;
+    }
+    team_t *t = NULL;
+    SHOAL_TRY(team_from_comm(comm, parent, -1, &t));
+    *team = t->id;
+    return SHOAL_OK;
+}
+
+shoal_err_t shoal_team_node(shoal_team_t parent, shoal_team_t *team) {
+    SHOAL_ENTER("shoal_team_node");
+    team_t *p = NULL;
+    SHOAL_TRY(shoal__team_get(parent, &p));
+    if (!team) return shoal__fail(SHOAL_ERR_INVAL, "NULL output");
+    MPI_Comm comm;
+    SHOAL_MPI(
+        MPI_Comm_split_type(p->comm, MPI_COMM_TYPE_SHARED, shoal__rt.myid, MPI_INFO_NULL, &comm));
+    team_t *t = NULL;
+    SHOAL_TRY(team_from_comm(comm, parent, -1, &t));
+    *team = t->id;
+    return SHOAL_OK;
+}
+
+shoal_err_t shoal_team_destroy(shoal_team_t *team) {
+    SHOAL_ENTER("shoal_team_destroy");
+    if (!team) return shoal__fail(SHOAL_ERR_INVAL, "NULL team pointer");
+    team_t *t = NULL;
+    SHOAL_TRY(shoal__team_get(*team, &t));
+    if (t == shoal__team_all_rec)
+        return shoal__fail(SHOAL_ERR_STATE, "SHOAL_TEAM_ALL lives until shoal_finalize");
+    shoal_err_t err = destroy(t);
+    *team = SHOAL_TEAM_NULL;
+    return err;
+}
+
+shoal_err_t shoal_team_size(shoal_team_t team, int32_t *size) {
+    SHOAL_ENTER("shoal_team_size");
+    team_t *t = NULL;
+    SHOAL_TRY(shoal__team_get(team, &t));
+    if (!size) return shoal__fail(SHOAL_ERR_INVAL, "NULL output");
+    *size = t->size;
+    return SHOAL_OK;
+}
+
+shoal_err_t shoal_team_myid(shoal_team_t team, shoal_unit_t *relative_id) {
+    SHOAL_ENTER("shoal_team_myid");
+    team_t *t = NULL;
+    SHOAL_TRY(shoal__team_get(team, &t));
+    if (!relative_id) return shoal__fail(SHOAL_ERR_INVAL, "NULL output");
+    *relative_id = t->myrel;
+    return SHOAL_OK;
+}
+
+shoal_err_t shoal_team_parent(shoal_team_t team, shoal_team_t *parent) {
+    SHOAL_ENTER("shoal_team_parent");
+    team_t *t = NULL;
+    SHOAL_TRY(shoal__team_get(team, &t));
+    if (!parent) return shoal__fail(SHOAL_ERR_INVAL, "NULL output");
+    *parent = t->parent;
+    return SHOAL_OK;
+}
+
+shoal_err_t shoal_team_unit_l2g(shoal_team_t team, shoal_unit_t relative, shoal_unit_t *absolute) {
+    SHOAL_ENTER("shoal_team_unit_l2g");
+    team_t *t = NULL;
+    SHOAL_TRY(shoal__team_get(team, &t));
+    if (!absolute) return shoal__fail(SHOAL_ERR_INVAL, "NULL output");
+    if (relative < 0 || relative >= t->size)
+        return shoal__fail(SHOAL_ERR_UNIT, "relative unit %d out of range 0..%d of team %d",
+                           (int)relative, (int)t->size - 1, (int)team);
+    *absolute = t->abs_of_rel[relative];
+    return SHOAL_OK;
+}
+
+shoal_err_t shoal_team_unit_g2l(shoal_team_t team, shoal_unit_t absolute, shoal_unit_t *relative) {
+    SHOAL_ENTER("shoal_team_unit_g2l");
+    team_t *t = NULL;
+    SHOAL_TRY(shoal__team_get(team, &t));
+    if (!relative) return shoal__fail(SHOAL_ERR_INVAL, "NULL output");
+    if (absolute < 0 || absolute >= shoal__rt.nunits)
+        return shoal__fail(SHOAL_ERR_UNIT, "unit %d out of range 0..%d", (int)absolute,
+                           (int)shoal__rt.nunits - 1);
+    if (t->rel_of_abs[absolute] < 0)
+        return shoal__fail(SHOAL_ERR_UNIT, "unit %d is not a member of team %d", (int)absolute,
+                           (int)team);
+    *relative = t->rel_of_abs[absolute];
+    return SHOAL_OK;
+}
+
+shoal_err_t shoal_team_get_group(shoal_team_t team, shoal_group_t *group) {
+    SHOAL_ENTER("shoal_team_get_group");
+    team_t *t = NULL;
+    SHOAL_TRY(shoal__team_get(team, &t));
+    if (!group) return shoal__fail(SHOAL_ERR_INVAL, "NULL output");
+    shoal_group_t g = malloc(sizeof *g);
+    if (!g) return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
+    ga_init(g);
+    struct shoal_group view = {t->size, t->size, t->abs_of_rel};
+    if (ga_copy(&view, g)) {
+        free(g);
+        return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
+    }
+    *group = g;
+    return SHOAL_OK;
+}

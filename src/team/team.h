@@ -1,0 +1,41 @@
+/* Team records: a communicator plus O(1) unit translation both ways. */
+#ifndef SHOAL_TEAM_TEAM_H
+#define SHOAL_TEAM_TEAM_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "runtime/runtime.h"
+
+struct segment;
+struct shoal_lock;
+
+typedef struct team {
+    shoal_team_t id;
+    shoal_team_t parent;
+    MPI_Comm comm;      /* members ordered by absolute id */
+    MPI_Comm node_comm; /* the members on my node */
+    int32_t size;
+    int32_t myrel;
+    shoal_unit_t *abs_of_rel;  /* [size] */
+    int32_t *rel_of_abs;       /* [nunits], -1 for non-members: O(1) translation */
+    int all_on_node;           /* every member shares my node */
+    int32_t *node_rank_of_rel; /* [size] rank in node_comm, -1 when on another node */
+    struct segment *sync_seg;  /* the team's own signal words (barrier); see sync/ */
+    uint64_t barrier_epoch;    /* barriers completed: sequence numbers, never resets */
+    uint32_t locks_created;    /* spreads lock tails over the members */
+    struct shoal_lock *locks;  /* live locks, destroyed with the team */
+} team_t;
+
+/* The team record for id, or a reported SHOAL_ERR_TEAM when unknown or I am not a member. */
+shoal_err_t shoal__team_get(shoal_team_t id, team_t **team);
+extern team_t *shoal__team_all_rec;
+static inline team_t *shoal__team_all(void) {
+    return shoal__team_all_rec;
+}
+
+/* Builds the all-units team (id 0) at init, and tears every team down at finalize. */
+shoal_err_t shoal__teams_init(void);
+void shoal__teams_finalize(void);
+
+#endif

@@ -1,0 +1,26 @@
+#include "mpiwin.h"
+#include "runtime/runtime.h"
+
+shoal_err_t xport_win_create(void *base, size_t bytes, MPI_Comm comm, MPI_Win *win) {
+    MPI_Info info;
+    SHOAL_MPI(MPI_Info_create(&info));
+    /* Atomics only ever use one datatype per location and need not be ordered among themselves
+     * beyond what flush gives. */
+    MPI_Info_set(info, "accumulate_ordering", "none");
+    int rc = MPI_Win_create(bytes ? base : NULL, (MPI_Aint)bytes, 1, info, comm, win);
+    MPI_Info_free(&info);
+    if (rc != MPI_SUCCESS) return shoal__mpi_fail(rc, "MPI_Win_create");
+    rc = MPI_Win_lock_all(MPI_MODE_NOCHECK, *win);
+    if (rc != MPI_SUCCESS) {
+        MPI_Win_free(win);
+        return shoal__mpi_fail(rc, "MPI_Win_lock_all");
+    }
+    return SHOAL_OK;
+}
+
+shoal_err_t xport_win_free(MPI_Win *win) {
+    if (*win == MPI_WIN_NULL) return SHOAL_OK;
+    SHOAL_MPI(MPI_Win_unlock_all(*win));
+    SHOAL_MPI(MPI_Win_free(win));
+    return SHOAL_OK;
+}
