@@ -68,7 +68,8 @@ int shoal__parse_size(const char *text, size_t *bytes) {
     default:
         return -1;
     }
-    if (tolower((unsigned char)*end) == 'b' || tolower((unsigned char)*end) == 'i') end++;
+    if (mult > 1 && tolower((unsigned char)*end) == 'i') end++; /* KiB, MiB, GiB */
+    if (mult > 1 && tolower((unsigned char)*end) == 'b') end++; /* KB, MB, GB */
     if (*end != '\0' || (v && mult > ~0ULL / v)) return -1;
     *bytes = (size_t)(v * mult);
     return 0;
@@ -105,7 +106,12 @@ static int parse_entry(const cfg_entry_t *e, const char *text, long *ival, size_
 }
 
 shoal_err_t shoal__config_load(shoal_runtime_t *rt) {
-    /* Defaults first, so SHOAL_DEBUG's default is in force while later entries are reported. */
+    /* SHOAL_DEBUG first, so it governs how the other entries' errors are reported. */
+    const char *debug = getenv("SHOAL_DEBUG");
+    long level = 1;
+    if (debug && !parse_long(debug, &level) && level >= 0 && level <= 3)
+        shoal__rt.debug = (int)level;
+    /* Then defaults for everything, then the environment. */
     for (int pass = 0; pass < 2; pass++) {
         for (int i = 0; i < NVARS; i++) {
             const cfg_entry_t *e = &table[i];
