@@ -262,6 +262,84 @@ shoal_err_t shoal_lock_acquire(shoal_lock_t lock);
 shoal_err_t shoal_lock_try_acquire(shoal_lock_t lock);
 shoal_err_t shoal_lock_release(shoal_lock_t lock);
 
+/* ---- Collectives ---------------------------------------------------------------------------- */
+/* Built only from Shoal's own put/get/atomics/signals. Every member of the team calls them with
+ * the same arguments. dest and src are my own parts (unit = me) of symmetric allocations
+ * (shoal_team_memalloc on a team that contains every member of this team, same offset
+ * everywhere); nothing else is needed: each team owns its scratch and signal area, and sequence
+ * numbers separate back-to-back collectives. Roots are team-relative. The algorithm is chosen by
+ * a decision table (SHOAL_COLL_<NAME> and SHOAL_COLL_TUNING override it; SHOAL_COLL_VERBOSE=1
+ * prints each choice); see docs/collectives.md. */
+typedef enum {
+    SHOAL_TYPE_CHAR = 0,
+    SHOAL_TYPE_SCHAR,
+    SHOAL_TYPE_SHORT,
+    SHOAL_TYPE_INT,
+    SHOAL_TYPE_LONG,
+    SHOAL_TYPE_LONGLONG,
+    SHOAL_TYPE_UCHAR,
+    SHOAL_TYPE_USHORT,
+    SHOAL_TYPE_UINT,
+    SHOAL_TYPE_ULONG,
+    SHOAL_TYPE_ULONGLONG,
+    SHOAL_TYPE_INT8,
+    SHOAL_TYPE_INT16,
+    SHOAL_TYPE_INT32,
+    SHOAL_TYPE_INT64,
+    SHOAL_TYPE_UINT8,
+    SHOAL_TYPE_UINT16,
+    SHOAL_TYPE_UINT32,
+    SHOAL_TYPE_UINT64,
+    SHOAL_TYPE_SIZE,
+    SHOAL_TYPE_PTRDIFF,
+    SHOAL_TYPE_FLOAT,
+    SHOAL_TYPE_DOUBLE,
+    SHOAL_TYPE_LONGDOUBLE,
+    SHOAL_TYPE_COUNT_ /* number of types, not a type */
+} shoal_type_t;
+typedef enum {
+    SHOAL_RED_SUM = 0,
+    SHOAL_RED_PROD,
+    SHOAL_RED_MIN,
+    SHOAL_RED_MAX,
+    SHOAL_RED_AND, /* integer types only */
+    SHOAL_RED_OR,  /* integer types only */
+    SHOAL_RED_XOR  /* integer types only */
+} shoal_red_op_t;
+size_t shoal_type_size(shoal_type_t type); /* 0 for an unknown type */
+
+/* Collective barrier with a selectable algorithm (shoal_barrier uses the same selection). */
+shoal_err_t shoal_team_barrier(shoal_team_t team);
+/* dest on every member = src on root (nbytes). dest == src is allowed (in place). */
+shoal_err_t shoal_broadcast(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t src, size_t nbytes,
+                            shoal_unit_t root);
+/* Each member contributes nbytes (may differ per member); dest on every member receives all
+ * contributions concatenated in team order. dest must hold the total. */
+shoal_err_t shoal_collect(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t src, size_t nbytes);
+/* Same, with the same nbytes from every member: dest holds size * nbytes. */
+shoal_err_t shoal_fcollect(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t src, size_t nbytes);
+/* Block j (nbytes) of src on member i lands as block i of dest on member j. */
+shoal_err_t shoal_alltoall(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t src, size_t nbytes);
+/* Strided alltoall (OpenSHMEM alltoalls): element k (k < nelems) of the block for member j is at
+ * src element (j * nelems + k) * sst; it lands at dest element (i * nelems + k) * dst on member j.
+ * Strides are in elements (>= 1); elem_size is 4 or 8. */
+shoal_err_t shoal_alltoalls(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t src, ptrdiff_t dst,
+                            ptrdiff_t sst, size_t elem_size, size_t nelems);
+/* Reduce-to-all: dest[k] = op over members of src[k], k < count. dest == src allowed. */
+shoal_err_t shoal_reduce(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t src, size_t count,
+                         shoal_type_t type, shoal_red_op_t op);
+/* Sum scans (OpenSHMEM 1.6 sum_inscan / sum_exscan): on member i, dest[k] = sum of src[k] over
+ * members 0..i (inclusive) or 0..i-1 (exclusive; member 0 gets 0). */
+shoal_err_t shoal_scan(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t src, size_t count,
+                       shoal_type_t type, int inclusive);
+/* Replaces the rules for one collective ("barrier", "broadcast", "collect", "fcollect",
+ * "alltoall", "alltoalls", "reduce", "scan") at run time, in the SHOAL_COLL_<NAME> syntax; they
+ * take precedence over the environment, the tuning file and the defaults. NULL or "" removes the
+ * override. Local: call it with the same rules on every unit (tools and tests use it). */
+shoal_err_t shoal_coll_override(const char *collective, const char *rules);
+/* The algorithm the last collective on this team ran ("" before any). */
+shoal_err_t shoal_coll_last_algorithm(shoal_team_t team, const char **name);
+
 /* ---- Introspection --------------------------------------------------------------------------- */
 typedef enum {
     SHOAL_MECH_SELF = 0,  /* my own memory */

@@ -170,7 +170,7 @@ shoal_err_t shoal__segments_free_team(team_t *t) {
     size_t n = collect(t, &v);
     shoal_err_t err = SHOAL_OK;
     for (size_t i = 0; i < n; i++) {
-        if (v[i] == t->sync_seg) continue; /* sync/ frees its own area */
+        if (v[i]->kind == SEG_INTERNAL) continue; /* sync/ and coll/ free their own areas */
         shoal_err_t e = shoal__segment_free(v[i]);
         if (err == SHOAL_OK) err = e;
     }

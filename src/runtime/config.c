@@ -6,7 +6,7 @@
 
 #include "config.h"
 
-typedef enum { CFG_SIZE, CFG_BOOL, CFG_INT } cfg_type_t;
+typedef enum { CFG_SIZE, CFG_BOOL, CFG_INT, CFG_STRING } cfg_type_t;
 
 typedef struct {
     const char *name;
@@ -40,6 +40,32 @@ static const cfg_entry_t table[] = {
     {"SHOAL_SPIN_COUNT", CFG_INT, "256",
      "Polls a wait spins before it starts yielding the core to other processes", FIELD(spin_count),
      0, 100000000},
+    {"SHOAL_COLL_SCRATCH", CFG_SIZE, "256K",
+     "Bytes of scratch each unit gives every team for collectives (staging, reductions)",
+     FIELD(coll_scratch), 0, 0},
+    {"SHOAL_COLL_VERBOSE", CFG_BOOL, "0", "Print the algorithm chosen for every collective call",
+     FIELD(coll_verbose), 0, 1},
+/* Per-collective algorithm rules, in coll/coll.h's order of collectives. */
+#define COLL_RULE(NAME, I)                                                                         \
+    {"SHOAL_COLL_" NAME,                                                                           \
+     CFG_STRING,                                                                                   \
+     "",                                                                                           \
+     "Rules for " #NAME ": algo[:radix=N,seg=SIZE][@bytes=LO-HI,units=LO-HI];... (first match)",  \
+     FIELD(coll_rules[I]),                                                                         \
+     0,                                                                                            \
+     0}
+    COLL_RULE("BARRIER", 0),
+    COLL_RULE("BROADCAST", 1),
+    COLL_RULE("COLLECT", 2),
+    COLL_RULE("FCOLLECT", 3),
+    COLL_RULE("ALLTOALL", 4),
+    COLL_RULE("ALLTOALLS", 5),
+    COLL_RULE("REDUCE", 6),
+    COLL_RULE("SCAN", 7),
+#undef COLL_RULE
+    {"SHOAL_COLL_TUNING", CFG_STRING, "",
+     "Path of a tuning file: lines \"collective rules\" (shoal-coll-tune writes one)",
+     FIELD(coll_tuning), 0, 0},
 };
 #define NVARS ((int)(sizeof table / sizeof table[0]))
 
@@ -99,10 +125,16 @@ static int parse_entry(const cfg_entry_t *e, const char *text, long *ival, size_
         else
             return -1;
         return 0;
+    case CFG_STRING:
+        return 0; /* checked by whoever reads it (e.g. coll/select.c) */
     case CFG_INT:
         return parse_long(text, ival) || *ival < e->min || *ival > e->max ? -1 : 0;
     }
     return -1;
+}
+
+static const char *type_name(cfg_type_t t) {
+    return t == CFG_SIZE ? "size" : t == CFG_BOOL ? "bool" : t == CFG_INT ? "int" : "string";
 }
 
 shoal_err_t shoal__config_load(shoal_runtime_t *rt) {
@@ -126,7 +158,9 @@ shoal_err_t shoal__config_load(shoal_runtime_t *rt) {
                                    : e->type == CFG_BOOL ? "bool"
                                                          : "int");
             char *field = (char *)rt + e->field_offset;
-            if (e->type == CFG_SIZE)
+            if (e->type == CFG_STRING)
+                *(const char **)field = text; /* the environment's string (or the default) */
+            else if (e->type == CFG_SIZE)
                 *(size_t *)field = sval;
             else
                 *(int *)field = (int)ival;
@@ -147,13 +181,15 @@ shoal_err_t shoal_config_var(int index, shoal_config_var_t *var) {
     const cfg_entry_t *e = &table[index];
     const char *env = getenv(e->name);
     var->name = e->name;
-    var->type = e->type == CFG_SIZE ? "size" : e->type == CFG_BOOL ? "bool" : "int";
+    var->type = type_name(e->type);
     var->default_value = e->default_value;
     var->description = e->description;
     var->from_environment = env && *env;
     if (shoal__rt.initialized) { /* the value in force */
         const char *field = (const char *)&shoal__rt + e->field_offset;
-        if (e->type == CFG_SIZE)
+        if (e->type == CFG_STRING)
+            snprintf(var->value, sizeof var->value, "%s", *(const char *const *)field);
+        else if (e->type == CFG_SIZE)
             snprintf(var->value, sizeof var->value, "%zu", *(const size_t *)field);
         else
             snprintf(var->value, sizeof var->value, "%d", *(const int *)field);

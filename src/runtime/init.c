@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coll/coll.h"
 #include "config.h"
 #include "mem/segment.h"
 #include "progress.h"
@@ -100,6 +101,7 @@ shoal_err_t shoal_init(int *argc, char ***argv) {
     check_ompi_osc();
 
     rt->initialized = 1; /* from here on, internal calls see a live runtime */
+    if ((err = coll_select_init()) != SHOAL_OK) goto fail_init;
     if ((err = shoal__teams_init()) != SHOAL_OK) goto fail_init;
     if ((err = shoal__segment_create(shoal__team_all(), rt->pool_size, SEG_POOL,
                                      &shoal__pool_seg)) != SHOAL_OK)
@@ -116,6 +118,7 @@ fail_teams:
     shoal__segments_finalize();
     shoal__teams_finalize();
 fail_init:
+    coll_select_finalize();
     rt->initialized = 0;
 fail:
     release_node_info();
@@ -138,6 +141,7 @@ shoal_err_t shoal_finalize(void) {
     shoal__segments_finalize();
     shoal__teams_finalize();
     shoal__handles_release_spares();
+    coll_select_finalize();
     release_node_info();
     rt->initialized = 0;
     rt->finalized = 1;

@@ -7,6 +7,7 @@
 
 #include "group_algebra.h"
 #include "mem/segment.h"
+#include "coll/coll.h"
 #include "sync/sync.h"
 #include "team.h"
 #include "team_table.h"
@@ -109,6 +110,10 @@ static shoal_err_t team_from_comm(MPI_Comm comm, shoal_team_t parent, shoal_team
         goto fail;
     }
     err = shoal__sync_team_init(t);
+    if (err == SHOAL_OK) {
+        err = shoal__coll_team_init(t);
+        if (err != SHOAL_OK) shoal__sync_team_finalize(t);
+    }
     if (err != SHOAL_OK) {
         team_table_remove(t->id);
         goto fail;
@@ -130,8 +135,10 @@ shoal_err_t shoal__teams_init(void) {
 }
 
 static shoal_err_t destroy(team_t *t) {
-    shoal_err_t err = shoal__sync_team_finalize(t); /* locks and the signal area */
-    shoal_err_t e2 = shoal__segments_free_team(t);  /* the user's allocations on this team */
+    shoal_err_t err = shoal__coll_team_finalize(t); /* collectives' area */
+    shoal_err_t e1 = shoal__sync_team_finalize(t);  /* locks and the signal area */
+    if (err == SHOAL_OK) err = e1;
+    shoal_err_t e2 = shoal__segments_free_team(t); /* the user's allocations on this team */
     if (err == SHOAL_OK) err = e2;
     team_table_remove(t->id);
     free_record(t);
@@ -139,6 +146,10 @@ static shoal_err_t destroy(team_t *t) {
 }
 
 static void release_at_finalize(team_t *t) {
+    if (t->coll) { /* its segment went with shoal__segments_finalize */
+        t->coll->seg = NULL;
+        shoal__coll_team_finalize(t);
+    }
     free_record(t);
 }
 

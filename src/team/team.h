@@ -25,6 +25,7 @@ typedef struct team {
     uint64_t barrier_epoch;    /* barriers completed: sequence numbers, never resets */
     uint32_t locks_created;    /* spreads lock tails over the members */
     struct shoal_lock *locks;  /* live locks, destroyed with the team */
+    struct coll_team *coll;    /* collectives: signal words and scratch (coll/area.c) */
 } team_t;
 
 /* The team record for id, or a reported SHOAL_ERR_TEAM when unknown or I am not a member. */

@@ -1,0 +1,119 @@
+/* Each team's coll area and the point-to-point helpers every algorithm is built from. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll.h"
+#include "rma/rma.h"
+
+#define PAGE 4096
+
+shoal_err_t shoal__coll_team_init(team_t *t) {
+    coll_team_t *ct = calloc(1, sizeof *ct);
+    int ok = ct != NULL, all_ok = 0;
+    if (ok) {
+        ct->nwords = COLL_NWORDS(t->size);
+        ct->expected = calloc((size_t)ct->nwords, sizeof *ct->expected);
+        ok = ct->expected != NULL;
+    }
+    SHOAL_MPI(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, t->comm));
+    if (!all_ok) {
+        if (ct) free(ct->expected);
+        free(ct);
+        return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory for team %d's coll area",
+                           (int)t->id);
+    }
+    /* Sized from the team size now, once: signal words for p members, then the scratch. */
+    ct->sig_bytes = ((size_t)ct->nwords * 8 + PAGE - 1) / PAGE * PAGE;
+    ct->scratch_bytes = shoal__rt.coll_scratch;
+    shoal_err_t err =
+        shoal__segment_create(t, ct->sig_bytes + ct->scratch_bytes, SEG_INTERNAL, &ct->seg);
+    if (err != SHOAL_OK) {
+        free(ct->expected);
+        free(ct);
+        return err;
+    }
+    t->coll = ct;
+    return SHOAL_OK;
+}
+
+shoal_err_t shoal__coll_team_finalize(team_t *t) {
+    coll_team_t *ct = t->coll;
+    if (!ct) return SHOAL_OK;
+    shoal_err_t err = ct->seg ? shoal__segment_free(ct->seg) : SHOAL_OK;
+    free(ct->expected);
+    free(ct);
+    t->coll = NULL;
+    return err;
+}
+
+/* Where member peer's buffer `buf` at off lives: a resolved target (no checks: the entry point
+ * validated the extents, and symmetric parts have the same size on every member). */
+static shoal_target_t target(coll_args_t *a, int32_t peer, coll_buf_t buf, size_t off) {
+    shoal_target_t t;
+    if (buf == BUF_SCRATCH) {
+        t.seg = a->ct->seg;
+        t.rank = peer;
+        t.disp = (MPI_Aint)(a->ct->sig_bytes + off);
+    } else {
+        t.seg = buf == BUF_DEST ? a->dseg : a->sseg;
+        t.rank = t.seg->team->rel_of_abs[a->team->abs_of_rel[peer]];
+        t.disp = (MPI_Aint)((buf == BUF_DEST ? a->doff : a->soff) + off);
+    }
+    t.addr = t.seg->direct[t.rank] ? t.seg->direct[t.rank] + t.disp : NULL;
+    return t;
+}
+
+static shoal_target_t word(coll_args_t *a, int32_t member, int32_t w) {
+    shoal_target_t t = {a->ct->seg, NULL, member, (MPI_Aint)w * 8};
+    if (t.seg->direct[member]) t.addr = t.seg->direct[member] + t.disp;
+    return t;
+}
+
+shoal_err_t coll_signal(coll_args_t *a, int32_t peer, int32_t w) {
+    shoal_target_t t = word(a, peer, w);
+    uint64_t one = 1;
+    return shoal__amo(&t, AMO_OP, SHOAL_OP_SUM, SHOAL_UINT64, &one, NULL, NULL);
+}
+
+shoal_err_t coll_wait(coll_args_t *a, int32_t w, uint64_t n) {
+    if (!n) return SHOAL_OK;
+    a->ct->expected[w] += n;
+    shoal_target_t t = word(a, a->me, w);
+    return shoal__wait_word(&t, SHOAL_CMP_GE, a->ct->expected[w], NULL);
+}
+
+char *coll_local(coll_args_t *a, coll_buf_t buf, size_t off) {
+    switch (buf) {
+    case BUF_DEST:
+        return a->dlocal + off;
+    case BUF_SRC:
+        return a->slocal + off;
+    case BUF_SCRATCH:
+        return a->ct->seg->my_base + a->ct->sig_bytes + off;
+    }
+    return NULL;
+}
+
+shoal_err_t coll_put(coll_args_t *a, int32_t peer, coll_buf_t buf, size_t off, const void *src,
+                     size_t n) {
+    if (!n) return SHOAL_OK;
+    shoal_target_t t = target(a, peer, buf, off);
+    return shoal__put(&t, src, n);
+}
+
+shoal_err_t coll_put_signal(coll_args_t *a, int32_t peer, coll_buf_t buf, size_t off,
+                            const void *src, size_t n, int32_t w) {
+    SHOAL_TRY(coll_put(a, peer, buf, off, src, n)); /* complete at the peer first */
+    return coll_signal(a, peer, w);
+}
+
+shoal_err_t coll_get(coll_args_t *a, void *dst, int32_t peer, coll_buf_t buf, size_t off,
+                     size_t n) {
+    if (!n) return SHOAL_OK;
+    shoal_target_t t = target(a, peer, buf, off);
+    return shoal__get(dst, &t, n);
+}
+
+void coll_copy_local(void *dst, const void *src, size_t n) {
+    if (n && dst != src) memmove(dst, src, n);
+}

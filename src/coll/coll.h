@@ -1,0 +1,164 @@
+/* The collectives framework. Every algorithm is a coll_algo_t: a name, its applicability as data
+ * (read by the selector and by the tests), and a run function built only from Shoal's own
+ * point-to-point operations through the helpers below.
+ *
+ * Synchronisation: each team owns a coll area (one internal segment): signal words, then a data
+ * scratch of SHOAL_COLL_SCRATCH bytes. Signal words are counters that senders only ever add 1
+ * to; the receiver keeps, per word, how many signals it has consumed so far (expected[]) and
+ * waits until the word reaches expected + what this call brings. Counters never reset, so
+ * back-to-back collectives, even with different algorithms, cannot confuse each other.
+ *
+ * Buffer reuse: a member may write into a peer's dest (or scratch), or read a peer's src, for call
+ * N only after the peer has entered call N (then it is done with call N-1's buffers and its src
+ * holds call N's data): the peer says so with a READY signal to each member that will touch its
+ * buffers. A member whose src is read by peers (pull algorithms) does not return before they
+ * have signalled DONE. */
+#ifndef SHOAL_COLL_H
+#define SHOAL_COLL_H
+
+#include "mem/resolve.h"
+#include "team/team.h"
+
+typedef enum {
+    COLL_BARRIER = 0,
+    COLL_BROADCAST,
+    COLL_COLLECT,
+    COLL_FCOLLECT,
+    COLL_ALLTOALL,
+    COLL_ALLTOALLS,
+    COLL_REDUCE,
+    COLL_SCAN,
+    COLL_KINDS
+} coll_kind_t;
+
+/* Which buffer of a member an operation addresses. */
+typedef enum { BUF_DEST = 0, BUF_SRC = 1, BUF_SCRATCH = 2 } coll_buf_t;
+
+typedef struct coll_team {
+    segment_t *seg;       /* signal words + scratch, one part per member */
+    size_t sig_bytes;     /* bytes of signal words at the start of each part */
+    size_t scratch_bytes; /* scratch bytes after them */
+    uint64_t seq;         /* collectives called on this team so far */
+    uint64_t *expected;   /* [nwords] signals consumed per word */
+    int32_t nwords;
+    const char *last_algo; /* name of the algorithm the last call ran */
+} coll_team_t;
+
+/* Signal words of a team of p members. */
+#define W_READY(rel)               (rel)           /* READY from member rel */
+#define W_DATA(rel, p)             ((p) + (rel))   /* data (or DONE) from member rel */
+#define W_ROUND(r, p)              (2 * (p) + (r)) /* round r of a round-based algorithm */
+#define COLL_ROUNDS                63
+#define W_SIZES(p)                 (2 * (p) + COLL_ROUNDS) /* collect: a member's size arrived */
+#define SIZES_WORD(parity, rel, p) (2 * (p) + 64 + (parity) * (p) + (rel)) /* size slots */
+#define COLL_NWORDS(p)             (4 * (p) + 64)
+
+typedef struct coll_args {
+    coll_kind_t kind;
+    team_t *team;
+    coll_team_t *ct;
+    int32_t p, me; /* team size, my team-relative id */
+    /* The user's buffers: same segment and offset on every member. */
+    segment_t *dseg, *sseg;
+    uint64_t doff, soff;
+    char *dlocal;  /* my dest part, in this process */
+    char *slocal;  /* my src part */
+    size_t nbytes; /* bcast, fcollect, alltoall: bytes per member; collect: mine */
+    int32_t root;
+    size_t *sizes, *offsets; /* collect: every member's bytes and exclusive prefix sum */
+    size_t total;            /* collect/fcollect: bytes of the whole result */
+    ptrdiff_t dst, sst;      /* alltoalls strides (elements) */
+    size_t elem_size, nelems;
+    size_t count; /* reductions, scans: elements */
+    shoal_type_t type;
+    shoal_red_op_t op;
+    int inclusive;
+    size_t msg_bytes; /* the size the selector keyed on */
+    int radix;        /* tree radix chosen (algorithms that have one) */
+    size_t segsize;   /* pipeline segment size chosen (algorithms that have one); 0 = none */
+} coll_args_t;
+
+/* Applicability flags. */
+#define NEEDS_POW2           0x1u /* team size a power of two */
+#define NEEDS_EVEN           0x2u /* team size even */
+#define NEEDS_COUNT_GE_UNITS 0x4u /* reductions: count >= team size */
+#define NEEDS_NO_INPLACE     0x8u /* dest and src must differ */
+
+typedef struct coll_algo {
+    coll_kind_t kind;
+    const char *name;
+    unsigned needs;                          /* NEEDS_* flags */
+    int32_t max_team_size;                   /* 0 = any */
+    int radix_min, radix_max, radix_default; /* all 0: no radix parameter */
+    /* Bytes of the team scratch one member needs (NULL = none). */
+    size_t (*scratch)(const coll_args_t *a);
+    shoal_err_t (*run)(coll_args_t *a);
+    const char *about; /* one line for docs and tools */
+} coll_algo_t;
+
+/* ---- Registry and selection (select.c) ---- */
+const char *coll_kind_name(coll_kind_t kind);
+/* All algorithms of a kind. */
+const coll_algo_t *coll_algos(coll_kind_t kind, int *count);
+const coll_algo_t *coll_find_algo(coll_kind_t kind, const char *name);
+/* Why algo cannot run these args (a static string), or NULL when it can. */
+const char *coll_not_applicable(const coll_algo_t *algo, const coll_args_t *a, int radix);
+/* Picks the algorithm and its parameters for a (radix, segsize written into a). */
+shoal_err_t coll_select(coll_args_t *a, const coll_algo_t **algo);
+/* Parses SHOAL_COLL_* and SHOAL_COLL_TUNING (init) and drops them (finalize). */
+shoal_err_t coll_select_init(void);
+void coll_select_finalize(void);
+
+/* ---- Team area and point-to-point helpers (area.c) ---- */
+shoal_err_t shoal__coll_team_init(team_t *team);
+shoal_err_t shoal__coll_team_finalize(team_t *team);
+/* Adds 1 to word w of member peer. */
+shoal_err_t coll_signal(coll_args_t *a, int32_t peer, int32_t w);
+/* Waits until my word w has brought n more signals than consumed so far; consumes them. */
+shoal_err_t coll_wait(coll_args_t *a, int32_t w, uint64_t n);
+/* Tells the writer `peer` that my buffers are free for this call. */
+static inline shoal_err_t coll_ready(coll_args_t *a, int32_t writer) {
+    return coll_signal(a, writer, W_READY(a->me));
+}
+/* Waits for READY from `peer` before writing into its buffers. */
+static inline shoal_err_t coll_wait_ready(coll_args_t *a, int32_t peer) {
+    return coll_wait(a, W_READY(peer), 1);
+}
+/* Address of my own buffer (dest, src or scratch) at offset. */
+char *coll_local(coll_args_t *a, coll_buf_t buf, size_t off);
+/* Blocking put of n bytes into member peer's buffer at off. */
+shoal_err_t coll_put(coll_args_t *a, int32_t peer, coll_buf_t buf, size_t off, const void *src,
+                     size_t n);
+/* Put, then add 1 to the peer's word w: whoever sees the signal sees the data. */
+shoal_err_t coll_put_signal(coll_args_t *a, int32_t peer, coll_buf_t buf, size_t off,
+                            const void *src, size_t n, int32_t w);
+/* Blocking get of n bytes from member peer's buffer at off. */
+shoal_err_t coll_get(coll_args_t *a, void *dst, int32_t peer, coll_buf_t buf, size_t off, size_t n);
+/* Local copy between my own buffers (memmove semantics). */
+void coll_copy_local(void *dst, const void *src, size_t n);
+
+/* ---- Local reduction kernels (reduce_ops.c) ---- */
+/* inout[k] = inout[k] op in[k] for k < count. */
+void coll_reduce_local(void *inout, const void *in, size_t count, shoal_type_t type,
+                       shoal_red_op_t op);
+int coll_type_is_integer(shoal_type_t type);
+
+/* ---- Algorithm tables (one per file) ---- */
+extern const coll_algo_t coll_barrier_algos[];
+extern const int coll_barrier_nalgos;
+extern const coll_algo_t coll_bcast_algos[];
+extern const int coll_bcast_nalgos;
+extern const coll_algo_t coll_collect_algos[];
+extern const int coll_collect_nalgos;
+extern const coll_algo_t coll_fcollect_algos[];
+extern const int coll_fcollect_nalgos;
+extern const coll_algo_t coll_alltoall_algos[];
+extern const int coll_alltoall_nalgos;
+extern const coll_algo_t coll_alltoalls_algos[];
+extern const int coll_alltoalls_nalgos;
+extern const coll_algo_t coll_reduce_algos[];
+extern const int coll_reduce_nalgos;
+extern const coll_algo_t coll_scan_algos[];
+extern const int coll_scan_nalgos;
+
+#endif

@@ -1,0 +1,375 @@
+/* Algorithm registry and selection. A decision table keyed by (collective, team size, message
+ * size) picks the algorithm and its parameters. Rules come from, in order: the environment
+ * (SHOAL_COLL_<NAME>), the tuning file (SHOAL_COLL_TUNING), the built-in defaults. Rule syntax
+ * (docs/collectives.md):
+ *     rules := rule (';' rule)*
+ *     rule  := algorithm [':' param (',' param)*] ['@' range (',' range)*]
+ *     param := 'radix=' N | 'seg=' SIZE
+ *     range := 'bytes=' [SIZE] '-' [SIZE] | 'units=' [N] '-' [N]
+ * A tuning file has one "collective rule" per line ('#' starts a comment).
+ * Environment and tuning rules are the user's word: one that names an algorithm that cannot run
+ * the call is an error. A built-in rule that does not apply falls through to the next (logged at
+ * debug level); the last resort of every collective is an algorithm that always applies. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll.h"
+#include "runtime/config.h"
+
+static const char *const kind_names[COLL_KINDS] = {"barrier",  "broadcast", "collect", "fcollect",
+                                                   "alltoall", "alltoalls", "reduce",  "scan"};
+
+const char *coll_kind_name(coll_kind_t kind) {
+    return kind < COLL_KINDS ? kind_names[kind] : "unknown";
+}
+
+const coll_algo_t *coll_algos(coll_kind_t kind, int *count) {
+    switch (kind) {
+    case COLL_BARRIER:
+        *count = coll_barrier_nalgos;
+        return coll_barrier_algos;
+    case COLL_BROADCAST:
+        *count = coll_bcast_nalgos;
+        return coll_bcast_algos;
+    case COLL_COLLECT:
+        *count = coll_collect_nalgos;
+        return coll_collect_algos;
+    case COLL_FCOLLECT:
+        *count = coll_fcollect_nalgos;
+        return coll_fcollect_algos;
+    case COLL_ALLTOALL:
+        *count = coll_alltoall_nalgos;
+        return coll_alltoall_algos;
+    case COLL_ALLTOALLS:
+        *count = coll_alltoalls_nalgos;
+        return coll_alltoalls_algos;
+    case COLL_REDUCE:
+        *count = coll_reduce_nalgos;
+        return coll_reduce_algos;
+    case COLL_SCAN:
+        *count = coll_scan_nalgos;
+        return coll_scan_algos;
+    case COLL_KINDS:
+        break;
+    }
+    *count = 0;
+    return NULL;
+}
+
+const coll_algo_t *coll_find_algo(coll_kind_t kind, const char *name) {
+    int n = 0;
+    const coll_algo_t *v = coll_algos(kind, &n);
+    for (int i = 0; i < n; i++)
+        if (!strcmp(v[i].name, name)) return &v[i];
+    return NULL;
+}
+
+const char *coll_not_applicable(const coll_algo_t *g, const coll_args_t *a, int radix) {
+    int32_t p = a->p;
+    if ((g->needs & NEEDS_POW2) && (p & (p - 1))) return "needs a power-of-two team size";
+    if ((g->needs & NEEDS_EVEN) && (p % 2)) return "needs an even team size";
+    if ((g->needs & NEEDS_COUNT_GE_UNITS) && a->count < (size_t)p)
+        return "needs at least as many elements as units";
+    if ((g->needs & NEEDS_NO_INPLACE) && a->dseg == a->sseg && a->doff == a->soff)
+        return "cannot run in place (dest == src)";
+    if (g->max_team_size && p > g->max_team_size) return "team too large for it";
+    if (g->radix_max && (radix < g->radix_min || radix > g->radix_max))
+        return "radix out of its range";
+    if (g->scratch && g->scratch(a) > a->ct->scratch_bytes)
+        return "needs more scratch than SHOAL_COLL_SCRATCH gives";
+    return NULL;
+}
+
+/* ---- Rules ---- */
+typedef struct {
+    coll_kind_t kind;
+    const coll_algo_t *algo;
+    int radix;      /* 0: the algorithm's default */
+    size_t segsize; /* 0: none */
+    size_t bytes_min, bytes_max;
+    int32_t units_min, units_max;
+    int forced; /* from the user: an error if it cannot run */
+    char origin[48];
+} coll_rule_t;
+
+typedef struct {
+    coll_rule_t *v;
+    int n, cap;
+} rule_list_t;
+
+static rule_list_t table;                 /* environment, tuning file, defaults, in that order */
+static rule_list_t overrides[COLL_KINDS]; /* shoal_coll_override: consulted first */
+static rule_list_t *adding = &table;      /* where parse_rules appends */
+
+static int add_rule(const coll_rule_t *r) {
+    rule_list_t *l = adding;
+    if (l->n == l->cap) {
+        int cap = l->cap ? l->cap * 2 : 32;
+        coll_rule_t *v = realloc(l->v, (size_t)cap * sizeof *v);
+        if (!v) return -1;
+        l->v = v;
+        l->cap = cap;
+    }
+    l->v[l->n++] = *r;
+    return 0;
+}
+
+static int parse_range(const char *text, size_t *lo, size_t *hi, int is_size) {
+    const char *dash = strchr(text, '-');
+    if (!dash) return -1;
+    char a[64] = {0}, b[64] = {0};
+    size_t la = (size_t)(dash - text);
+    if (la >= sizeof a || strlen(dash + 1) >= sizeof b) return -1;
+    memcpy(a, text, la);
+    strcpy(b, dash + 1);
+    *lo = 0;
+    *hi = SIZE_MAX;
+    if (a[0]) {
+        if (is_size ? shoal__parse_size(a, lo) : (sscanf(a, "%zu", lo) != 1)) return -1;
+    }
+    if (b[0]) {
+        if (is_size ? shoal__parse_size(b, hi) : (sscanf(b, "%zu", hi) != 1)) return -1;
+    }
+    return *lo <= *hi ? 0 : -1;
+}
+
+/* Parses one rule of kind into r; returns a reason on error. */
+static const char *parse_rule(coll_kind_t kind, char *text, coll_rule_t *r) {
+    memset(r, 0, sizeof *r);
+    r->kind = kind;
+    r->bytes_max = SIZE_MAX;
+    r->units_max = INT32_MAX;
+    char *at = strchr(text, '@');
+    if (at) *at++ = '\0';
+    char *colon = strchr(text, ':');
+    if (colon) *colon++ = '\0';
+    while (*text && isspace((unsigned char)*text)) text++;
+    for (char *e = text + strlen(text); e > text && isspace((unsigned char)e[-1]);) *--e = '\0';
+    r->algo = coll_find_algo(kind, text);
+    if (!r->algo) return "unknown algorithm";
+    for (char *tok = colon ? strtok(colon, ",") : NULL; tok; tok = strtok(NULL, ",")) {
+        if (!strncmp(tok, "radix=", 6)) {
+            r->radix = atoi(tok + 6);
+            if (r->radix < 2) return "radix must be >= 2";
+        } else if (!strncmp(tok, "seg=", 4)) {
+            if (shoal__parse_size(tok + 4, &r->segsize) || !r->segsize) return "bad seg= size";
+        } else {
+            return "unknown parameter (radix=, seg=)";
+        }
+    }
+    /* strtok is not reentrant: ranges after the parameters are split by hand. */
+    for (char *tok = at; tok && *tok;) {
+        char *next = strchr(tok, ',');
+        if (next) *next++ = '\0';
+        size_t lo, hi;
+        if (!strncmp(tok, "bytes=", 6)) {
+            if (parse_range(tok + 6, &lo, &hi, 1)) return "bad bytes= range";
+            r->bytes_min = lo;
+            r->bytes_max = hi;
+        } else if (!strncmp(tok, "units=", 6)) {
+            if (parse_range(tok + 6, &lo, &hi, 0)) return "bad units= range";
+            r->units_min = (int32_t)lo;
+            r->units_max = hi > INT32_MAX ? INT32_MAX : (int32_t)hi;
+        } else {
+            return "unknown range (bytes=, units=)";
+        }
+        tok = next;
+    }
+    return NULL;
+}
+
+/* Parses a ';'-separated rule list for kind. */
+static shoal_err_t parse_rules(coll_kind_t kind, const char *list, const char *origin) {
+    char *copy = strdup(list);
+    if (!copy) return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
+    shoal_err_t err = SHOAL_OK;
+    char *save = NULL;
+    for (char *one = strtok_r(copy, ";", &save); one; one = strtok_r(NULL, ";", &save)) {
+        char text[256];
+        snprintf(text, sizeof text, "%s", one);
+        coll_rule_t r;
+        const char *why = parse_rule(kind, text, &r);
+        if (why) {
+            err = shoal__fail(SHOAL_ERR_INVAL, "%s: %s rule \"%s\": %s", origin,
+                              coll_kind_name(kind), one, why);
+            break;
+        }
+        r.forced = 1;
+        snprintf(r.origin, sizeof r.origin, "%s", origin);
+        if (add_rule(&r)) {
+            err = shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
+            break;
+        }
+    }
+    free(copy);
+    return err;
+}
+
+static shoal_err_t parse_tuning_file(const char *path) {
+    FILE *f = fopen(path, "r");
+    if (!f) return shoal__fail(SHOAL_ERR_INVAL, "SHOAL_COLL_TUNING: cannot open %s", path);
+    char line[512];
+    int lineno = 0;
+    shoal_err_t err = SHOAL_OK;
+    while (err == SHOAL_OK && fgets(line, sizeof line, f)) {
+        lineno++;
+        char *hash = strchr(line, '#');
+        if (hash) *hash = '\0';
+        char name[32], rule[480];
+        if (sscanf(line, "%31s %479[^\n]", name, rule) < 2) {
+            if (sscanf(line, "%31s", name) == 1)
+                err = shoal__fail(SHOAL_ERR_INVAL, "%s:%d: expected \"collective rule\"", path,
+                                  lineno);
+            continue;
+        }
+        int kind = -1;
+        for (int k = 0; k < COLL_KINDS; k++)
+            if (!strcmp(name, kind_names[k])) kind = k;
+        if (kind < 0) {
+            err = shoal__fail(SHOAL_ERR_INVAL, "%s:%d: unknown collective \"%s\"", path, lineno,
+                              name);
+            break;
+        }
+        char origin[48];
+        snprintf(origin, sizeof origin, "tuning file line %d", lineno);
+        err = parse_rules((coll_kind_t)kind, rule, origin);
+    }
+    fclose(f);
+    return err;
+}
+
+/* Built-in defaults: measured on the development machine (2 cores; see docs/collectives.md) for
+ * small teams, the LogGP model's crossovers beyond. The last rule of each collective always
+ * applies. */
+static const struct {
+    coll_kind_t kind;
+    const char *rule;
+} defaults[] = {
+    {COLL_BARRIER, "dissemination"},
+    {COLL_BROADCAST, "linear@bytes=-65535,units=1-2"},
+    {COLL_BROADCAST, "vandegeijn@bytes=65536-,units=3-"},
+    {COLL_BROADCAST, "knomial:radix=2"},
+    {COLL_BROADCAST, "linear"},
+    {COLL_COLLECT, "recursive_doubling@units=1-64"},
+    {COLL_COLLECT, "bruck_norotate"},
+    {COLL_COLLECT, "linear"},
+    {COLL_FCOLLECT, "recursive_doubling@units=1-64"},
+    {COLL_FCOLLECT, "bruck_norotate"},
+    {COLL_FCOLLECT, "linear"},
+    {COLL_ALLTOALL, "xor_pairwise"},
+    {COLL_ALLTOALL, "color_pairwise"},
+    {COLL_ALLTOALL, "shift"},
+    {COLL_ALLTOALLS, "xor_pairwise"},
+    {COLL_ALLTOALLS, "color_pairwise"},
+    {COLL_ALLTOALLS, "shift"},
+    {COLL_REDUCE, "recursive_doubling@bytes=-65535"},
+    {COLL_REDUCE, "rabenseifner"},
+    {COLL_REDUCE, "recursive_doubling"},
+    {COLL_REDUCE, "linear"},
+    {COLL_SCAN, "recursive_doubling"},
+    {COLL_SCAN, "linear"},
+};
+
+shoal_err_t coll_select_init(void) {
+    table.n = 0;
+    adding = &table;
+    for (int k = 0; k < COLL_KINDS; k++) {
+        const char *env = shoal__rt.coll_rules[k];
+        if (env && *env) {
+            char origin[48];
+            snprintf(origin, sizeof origin, "SHOAL_COLL_%s", kind_names[k]);
+            for (char *c = origin; *c; c++) *c = (char)toupper((unsigned char)*c);
+            SHOAL_TRY(parse_rules((coll_kind_t)k, env, origin));
+        }
+    }
+    if (shoal__rt.coll_tuning && *shoal__rt.coll_tuning)
+        SHOAL_TRY(parse_tuning_file(shoal__rt.coll_tuning));
+    for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++) {
+        char text[256];
+        snprintf(text, sizeof text, "%s", defaults[i].rule);
+        coll_rule_t r;
+        if (parse_rule(defaults[i].kind, text, &r)) continue; /* algorithm not built: skip */
+        snprintf(r.origin, sizeof r.origin, "default");
+        if (add_rule(&r)) return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
+    }
+    return SHOAL_OK;
+}
+
+void coll_select_finalize(void) {
+    free(table.v);
+    memset(&table, 0, sizeof table);
+    for (int k = 0; k < COLL_KINDS; k++) {
+        free(overrides[k].v);
+        memset(&overrides[k], 0, sizeof overrides[k]);
+    }
+}
+
+shoal_err_t shoal_coll_override(const char *collective, const char *list) {
+    SHOAL_ENTER("shoal_coll_override");
+    int kind = -1;
+    for (int k = 0; collective && k < COLL_KINDS; k++)
+        if (!strcmp(collective, kind_names[k])) kind = k;
+    if (kind < 0)
+        return shoal__fail(SHOAL_ERR_INVAL, "unknown collective \"%s\"",
+                           collective ? collective : "(null)");
+    rule_list_t fresh = {0};
+    if (list && *list) {
+        adding = &fresh;
+        shoal_err_t err = parse_rules((coll_kind_t)kind, list, "shoal_coll_override");
+        adding = &table;
+        if (err != SHOAL_OK) {
+            free(fresh.v);
+            return err; /* the old override stays as it was */
+        }
+    }
+    free(overrides[kind].v);
+    overrides[kind] = fresh;
+    return SHOAL_OK;
+}
+
+/* The first applicable rule of list l for a; 1 when chosen, 0 when none, <0 on error. */
+static shoal_err_t pick(const rule_list_t *l, coll_args_t *a, const coll_algo_t **out, int *found) {
+    for (int i = 0; i < l->n; i++) {
+        const coll_rule_t *r = &l->v[i];
+        if (r->kind != a->kind || a->p < r->units_min || a->p > r->units_max ||
+            a->msg_bytes < r->bytes_min || a->msg_bytes > r->bytes_max)
+            continue;
+        int radix = r->radix ? r->radix : r->algo->radix_default;
+        const char *why = coll_not_applicable(r->algo, a, radix);
+        if (why) {
+            if (r->forced)
+                return shoal__fail(SHOAL_ERR_INVAL,
+                                   "%s asks for %s algorithm \"%s\", which %s "
+                                   "(team of %d, %zu bytes)",
+                                   r->origin, coll_kind_name(a->kind), r->algo->name, why,
+                                   (int)a->p, a->msg_bytes);
+            shoal__debug("%s: default \"%s\" %s: falling back", coll_kind_name(a->kind),
+                         r->algo->name, why);
+            continue;
+        }
+        a->radix = radix;
+        a->segsize = r->segsize;
+        *out = r->algo;
+        *found = 1;
+        if (shoal__rt.coll_verbose)
+            fprintf(stderr,
+                    "shoal: unit %d: %s on team %d (%d units, %zu bytes): %s radix=%d "
+                    "seg=%zu (%s)\n",
+                    (int)shoal__rt.myid, coll_kind_name(a->kind), (int)a->team->id, (int)a->p,
+                    a->msg_bytes, r->algo->name, radix, r->segsize, r->origin);
+        return SHOAL_OK;
+    }
+    *found = 0;
+    return SHOAL_OK;
+}
+
+shoal_err_t coll_select(coll_args_t *a, const coll_algo_t **out) {
+    int found = 0;
+    SHOAL_TRY(pick(&overrides[a->kind], a, out, &found));
+    if (!found) SHOAL_TRY(pick(&table, a, out, &found));
+    if (found) return SHOAL_OK;
+    return shoal__fail(SHOAL_ERR_UNSUPPORTED, "no %s algorithm applies (team of %d, %zu bytes)",
+                       coll_kind_name(a->kind), (int)a->p, a->msg_bytes);
+}
