@@ -1,0 +1,144 @@
+#define _GNU_SOURCE /* memfd_create */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "remap.h"
+
+int remap_xpmem_present(void) {
+    return access("/dev/xpmem", F_OK) == 0;
+}
+
+int remap_check_range(const void *base, size_t len, char *why, size_t why_len) {
+    uintptr_t lo = (uintptr_t)base, hi = lo + len, covered = lo;
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f) {
+        snprintf(why, why_len, "cannot read /proc/self/maps: %s", strerror(errno));
+        return -1;
+    }
+    char line[512];
+    int rc = -1;
+    snprintf(why, why_len, "address range %p-%p is not (entirely) mapped", base,
+             (const void *)(uintptr_t)hi);
+    while (fgets(line, sizeof line, f)) {
+        uintptr_t a, b;
+        char perms[8] = "";
+        int path_at = 0;
+        if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %7s %*s %*s %*s %n", &a, &b, perms, &path_at) <
+            3)
+            continue;
+        if (b <= covered || a >= hi) continue;
+        if (a > covered) break; /* a hole */
+        const char *path = path_at ? line + path_at : "";
+        if (perms[0] != 'r' || perms[1] != 'w') {
+            snprintf(why, why_len, "memory at %p is not readable and writable", (void *)a);
+            break;
+        }
+        if (perms[3] != 'p') {
+            snprintf(why, why_len, "memory at %p is already a shared mapping", (void *)a);
+            break;
+        }
+        if (strncmp(path, "[stack", 6) == 0 || strncmp(path, "[v", 2) == 0) {
+            snprintf(why, why_len, "memory at %p is a stack or special mapping (%.*s)", (void *)a,
+                     (int)strcspn(path, "\n"), path);
+            break;
+        }
+        covered = b;
+        if (covered >= hi) {
+            rc = 0;
+            break;
+        }
+    }
+    fclose(f);
+    return rc;
+}
+
+int remap_share(void *base, size_t len, remap_region_t *region, char *why, size_t why_len) {
+    int fd = memfd_create("shoal-zcom", MFD_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        snprintf(why, why_len, "memfd_create failed: %s", strerror(e));
+        return e;
+    }
+    /* Reserve the pages now: exhaustion is an error here, never a SIGBUS later. */
+    int e = ftruncate(fd, (off_t)len) == 0 ? 0 : errno;
+    if (!e) e = posix_fallocate(fd, 0, (off_t)len);
+    if (e) {
+        snprintf(why, why_len, "cannot reserve %zu bytes of shared memory: %s", len, strerror(e));
+        close(fd);
+        return e;
+    }
+    void *tmp = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (tmp == MAP_FAILED) {
+        e = errno;
+        snprintf(why, why_len, "cannot map %zu bytes of shared memory: %s", len, strerror(e));
+        close(fd);
+        return e;
+    }
+    memcpy(tmp, base, len);
+    /* Map the memfd over the original pages: MAP_FIXED replaces them in one step, no unmapped
+     * gap. (Not mremap: MPI libraries interpose it, and some drop MREMAP_FIXED's address.) */
+    if (mmap(base, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
+        e = errno;
+        snprintf(why, why_len, "cannot map shared memory at %p: %s", base, strerror(e));
+        munmap(tmp, len);
+        close(fd);
+        return e;
+    }
+    munmap(tmp, len);
+    region->base = base;
+    region->len = len;
+    region->fd = fd;
+    return 0;
+}
+
+int remap_unshare(remap_region_t *region) {
+    /* Local copies: the region record itself may live in the pages being replaced. */
+    char *base = region->base;
+    size_t len = region->len;
+    int fd = region->fd;
+    void *tmp = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (tmp == MAP_FAILED) return errno;
+    memcpy(tmp, base, len);
+    if (mmap(base, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
+        MAP_FAILED) {
+        int e = errno;
+        munmap(tmp, len);
+        return e;
+    }
+    memcpy(base, tmp, len);
+    munmap(tmp, len);
+    close(fd);
+    region->fd = -1;
+    return 0;
+}
+
+void *remap_attach(pid_t pid, int fd, size_t len, char *why, size_t why_len) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/fd/%d", (long)pid, fd);
+    int my_fd = open(path, O_RDWR | O_CLOEXEC);
+    if (my_fd < 0) {
+        int e = errno;
+        snprintf(why, why_len, "cannot open %s (peer's buffer): %s", path, strerror(e));
+        errno = e;
+        return NULL;
+    }
+    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, my_fd, 0);
+    int e = errno;
+    close(my_fd); /* the mapping keeps the memfd alive */
+    if (p == MAP_FAILED) {
+        snprintf(why, why_len, "cannot map %zu bytes of %s: %s", len, path, strerror(e));
+        errno = e;
+        return NULL;
+    }
+    return p;
+}
+
+int remap_detach(void *addr, size_t len) {
+    return munmap(addr, len) == 0 ? 0 : errno;
+}
