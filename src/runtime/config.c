@@ -47,13 +47,12 @@ static const cfg_entry_t table[] = {
      FIELD(coll_verbose), 0, 1},
 /* Per-collective algorithm rules, in coll/coll.h's order of collectives. */
 #define COLL_RULE(NAME, I)                                                                         \
-    {"SHOAL_COLL_" NAME,                                                                           \
-     CFG_STRING,                                                                                   \
-     "",                                                                                           \
-     "Rules for " #NAME ": algo[:radix=N,seg=SIZE][@bytes=LO-HI,units=LO-HI];... (first match)",  \
-     FIELD(coll_rules[I]),                                                                         \
-     0,                                                                                            \
-     0}
+    {                                                                                              \
+        "SHOAL_COLL_" NAME, CFG_STRING, "",                                                        \
+            "Rules for " #NAME                                                                     \
+            ": algo[:radix=N,seg=SIZE][@bytes=LO-HI,units=LO-HI];... (first match)",               \
+            FIELD(coll_rules[I]), 0, 0                                                             \
+    }
     COLL_RULE("BARRIER", 0),
     COLL_RULE("BROADCAST", 1),
     COLL_RULE("COLLECT", 2),

@@ -188,15 +188,25 @@ shoal_err_t shoal_node_units(shoal_unit_t *units, int32_t count) {
 }
 
 const char *shoal_mpi_library(void) {
-    static char version[MPI_MAX_LIBRARY_VERSION_STRING];
-    int len = 0;
+    /* "MPICH 4.0.2" / "Open MPI 4.1.4": the name and version from the library's first line
+     * ("MPICH Version:\t4.0.2", "Open MPI v4.1.4, package: ..."). */
+    static char version[128];
     if (!version[0]) {
-        MPI_Get_library_version(version, &len);
-        for (char *p = version; *p; p++)
-            if (*p == '\n' || *p == ',') { /* first line, first clause: "MPICH Version: 4.0.2" */
-                *p = '\0';
-                break;
-            }
+        char raw[MPI_MAX_LIBRARY_VERSION_STRING] = {0};
+        int len = 0;
+        MPI_Get_library_version(raw, &len);
+        raw[strcspn(raw, "\n,")] = '\0';
+        char *v = strstr(raw, "Version:");
+        if (v) { /* MPICH-style */
+            char *num = v + strlen("Version:");
+            num += strspn(num, " \t");
+            *v = '\0';
+            snprintf(version, sizeof version, "%s%s", raw, num);
+        } else {
+            char *sp = strstr(raw, " v");
+            if (sp && sp[2] >= '0' && sp[2] <= '9') memmove(sp + 1, sp + 2, strlen(sp + 2) + 1);
+            snprintf(version, sizeof version, "%s", raw);
+        }
     }
     return version;
 }

@@ -127,6 +127,7 @@ shoal_err_t shoal_group_split(shoal_group_t group, int32_t n, shoal_group_t *par
 shoal_err_t shoal_group_is_member(shoal_group_t group, shoal_unit_t unit, int *is_member) {
     SHOAL_ENTER("shoal_group_is_member");
     SHOAL_TRY(check_group(group));
+    SHOAL_TRY(check_unit(unit));
     if (!is_member) return shoal__fail(SHOAL_ERR_INVAL, "NULL output");
     *is_member = ga_find(group, unit) >= 0;
     return SHOAL_OK;

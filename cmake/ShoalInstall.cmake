@@ -1,0 +1,71 @@
+# Installation and packaging (included last by the top-level CMakeLists.txt):
+#   lib:     libshoal.so (+ soname links) and libshoal.a
+#   include: shoal.h and shoal/
+#   bin:     shoalrun, shoalcc, shoal-info
+#   CMake:   <libdir>/cmake/Shoal/{ShoalConfig,ShoalConfigVersion,ShoalTargets}.cmake, giving
+#            Shoal::shoal (shared) and Shoal::shoal_static
+#   pkg-config: <libdir>/pkgconfig/shoal.pc
+# Everything is relocatable: the CMake files, shoal.pc and shoalcc find the prefix from where they
+# were installed, and shoal-info finds libshoal through an $ORIGIN rpath.
+include(CMakePackageConfigHelpers)
+
+set(SHOAL_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/Shoal)
+set(SHOAL_MPI_C_COMPILER ${MPI_C_COMPILER})
+set(SHOAL_MPIEXEC ${MPIEXEC_EXECUTABLE})
+
+# ---- Libraries and headers --------------------------------------------------------------------
+set_target_properties(shoal PROPERTIES EXPORT_NAME shoal)
+set_target_properties(shoal_static PROPERTIES EXPORT_NAME shoal_static)
+install(TARGETS shoal shoal_static
+  EXPORT ShoalTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# (The include directory reaches the exported targets through src/'s $<INSTALL_INTERFACE:...>.)
+install(FILES ${PROJECT_SOURCE_DIR}/include/shoal.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+if(IS_DIRECTORY ${PROJECT_SOURCE_DIR}/include/shoal)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/shoal DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+          FILES_MATCHING PATTERN "*.h" PATTERN "*.inc" PATTERN "*.mod")
+endif()
+
+# ---- Tools ------------------------------------------------------------------------------------
+install(PROGRAMS ${PROJECT_BINARY_DIR}/tools/gen/install/shoalrun
+                 ${PROJECT_BINARY_DIR}/tools/gen/install/shoalcc
+        DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS shoal-info RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+# ---- CMake package ----------------------------------------------------------------------------
+install(EXPORT ShoalTargets NAMESPACE Shoal:: DESTINATION ${SHOAL_CMAKE_DIR})
+configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/ShoalConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/cmake/ShoalConfig.cmake
+  INSTALL_DESTINATION ${SHOAL_CMAKE_DIR}
+  PATH_VARS CMAKE_INSTALL_INCLUDEDIR CMAKE_INSTALL_LIBDIR CMAKE_INSTALL_BINDIR)
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/cmake/ShoalConfigVersion.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/cmake/ShoalConfig.cmake
+              ${PROJECT_BINARY_DIR}/cmake/ShoalConfigVersion.cmake
+        DESTINATION ${SHOAL_CMAKE_DIR})
+
+# ---- pkg-config -------------------------------------------------------------------------------
+# Debian ships mpich.pc for MPICH and ompi-c.pc for Open MPI's C bindings.
+if(SHOAL_MPI STREQUAL "openmpi")
+  set(SHOAL_PC_MPI_MODULE ompi-c)
+else()
+  set(SHOAL_PC_MPI_MODULE mpich)
+endif()
+if(CMAKE_DL_LIBS)
+  set(SHOAL_PC_DL -l${CMAKE_DL_LIBS})
+else()
+  set(SHOAL_PC_DL "")
+endif()
+foreach(d INCLUDEDIR LIBDIR)
+  if(IS_ABSOLUTE "${CMAKE_INSTALL_${d}}")
+    file(RELATIVE_PATH SHOAL_REL_${d} "${CMAKE_INSTALL_PREFIX}" "${CMAKE_INSTALL_${d}}")
+  else()
+    set(SHOAL_REL_${d} "${CMAKE_INSTALL_${d}}")
+  endif()
+endforeach()
+file(RELATIVE_PATH SHOAL_PC_TO_PREFIX /shoal-prefix/${SHOAL_REL_LIBDIR}/pkgconfig /shoal-prefix)
+string(REGEX REPLACE "/$" "" SHOAL_PC_TO_PREFIX "${SHOAL_PC_TO_PREFIX}")
+configure_file(${CMAKE_CURRENT_LIST_DIR}/shoal.pc.in ${PROJECT_BINARY_DIR}/cmake/shoal.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/cmake/shoal.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
