@@ -16,7 +16,9 @@ static segment_t **dirty;                          /* segments with MPI ops outs
 static size_t ndirty, dirty_cap;
 
 /* Agrees with the team on a segment id free at every member and on its next generation. */
-static shoal_err_t agree_on_id(team_t *t, uint16_t *id, uint16_t *gen) {
+/* Picks the lowest segment id free at every member of the team (one MPI_BOR allreduce of the
+ * members' in-use bitmaps). */
+static shoal_err_t agree_on_id(team_t *t, uint16_t *id) {
     static uint64_t all_used[SHOAL_MAX_SEGMENTS / 64];
     used_ids[0] |= 1; /* id 0 is the NULL pointer */
     SHOAL_MPI(
@@ -27,12 +29,7 @@ static shoal_err_t agree_on_id(team_t *t, uint16_t *id, uint16_t *gen) {
     if (found < 0)
         return shoal__fail(SHOAL_ERR_NOMEM, "all %d segment ids are in use",
                            SHOAL_MAX_SEGMENTS - 1);
-    uint16_t g = last_gen[found], gmax = 0;
-    SHOAL_MPI(MPI_Allreduce(&g, &gmax, 1, MPI_UINT16_T, MPI_MAX, t->comm));
-    gmax = (uint16_t)(gmax + 1);
-    if (gmax == 0) gmax = 1; /* generation 0 never names a live segment */
     *id = (uint16_t)found;
-    *gen = gmax;
     return SHOAL_OK;
 }
 
@@ -45,21 +42,8 @@ static void release(segment_t *s) {
 }
 
 shoal_err_t shoal__segment_create(team_t *t, size_t nbytes, seg_kind_t kind, segment_t **out) {
-    /* Symmetric allocations must agree on the size: a mismatch is an error on every member. */
-    if (kind != SEG_POOL) {
-        uint64_t mine[2] = {nbytes, ~(uint64_t)nbytes}, all[2];
-        SHOAL_MPI(MPI_Allreduce(mine, all, 2, MPI_UINT64_T, MPI_MAX, t->comm));
-        if (all[0] != nbytes || ~all[1] != nbytes)
-            return shoal__fail(SHOAL_ERR_INVAL,
-                               "members of team %d asked for different sizes "
-                               "(%zu here, from %llu to %llu)",
-                               (int)t->id, nbytes, (unsigned long long)~all[1],
-                               (unsigned long long)all[0]);
-    }
-    uint16_t id = 0, gen = 0;
-    SHOAL_TRY(agree_on_id(t, &id, &gen));
-
-    shoal_err_t err = SHOAL_OK;
+    /* Oversubscribed MPICH makes every collective call cost scheduler ticks, so the agreement
+     * takes two: the id (bitmap OR), then one MAX over {size, ~size, generation, failure}. */
     segment_t *s = calloc(1, sizeof *s);
     int ok = s != NULL;
     if (s) {
@@ -68,12 +52,33 @@ shoal_err_t shoal__segment_create(team_t *t, size_t nbytes, seg_kind_t kind, seg
         ok = s->direct && (kind != SEG_POOL || s->sizes);
         if (ok && kind == SEG_POOL) ok = pool_alloc_create(nbytes, 64, &s->pool) == 0;
     }
-    int all_ok = 0;
-    SHOAL_MPI(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, t->comm));
-    if (!all_ok) {
+    uint16_t id = 0;
+    shoal_err_t err = agree_on_id(t, &id);
+    if (err != SHOAL_OK) {
         if (s) release(s);
-        return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory for a segment");
+        return err;
     }
+    int symmetric = kind != SEG_POOL;
+    uint64_t mine[4] = {symmetric ? nbytes : 0, symmetric ? ~(uint64_t)nbytes : 0, last_gen[id],
+                        !ok},
+             all[4];
+    int rc = MPI_Allreduce(mine, all, 4, MPI_UINT64_T, MPI_MAX, t->comm);
+    if (rc != MPI_SUCCESS || all[3]) {
+        if (s) release(s);
+        return rc != MPI_SUCCESS ? shoal__mpi_fail(rc, "MPI_Allreduce")
+                                 : shoal__fail(SHOAL_ERR_NOMEM, "out of host memory for a segment");
+    }
+    /* Symmetric allocations must agree on the size: a mismatch is an error on every member. */
+    if (symmetric && (all[0] != nbytes || ~all[1] != nbytes)) {
+        release(s);
+        return shoal__fail(SHOAL_ERR_INVAL,
+                           "members of team %d asked for different sizes (%zu here, from %llu to "
+                           "%llu)",
+                           (int)t->id, nbytes, (unsigned long long)~all[1],
+                           (unsigned long long)all[0]);
+    }
+    uint16_t gen = (uint16_t)(all[2] + 1);
+    if (gen == 0) gen = 1; /* generation 0 never names a live segment */
     s->id = id;
     s->gen = gen;
     s->kind = kind;
@@ -81,17 +86,17 @@ shoal_err_t shoal__segment_create(team_t *t, size_t nbytes, seg_kind_t kind, seg
     s->size = nbytes;
     s->win = MPI_WIN_NULL;
     if (kind == SEG_POOL) {
-        uint64_t mine = nbytes, *all = malloc((size_t)t->size * sizeof *all);
-        if (!all) {
+        uint64_t mysize = nbytes, *sizes = malloc((size_t)t->size * sizeof *sizes);
+        if (!sizes) {
             release(s);
             return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
         }
-        MPI_Allgather(&mine, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, t->comm);
-        for (int32_t r = 0; r < t->size; r++) s->sizes[r] = (size_t)all[r];
-        free(all);
+        MPI_Allgather(&mysize, 1, MPI_UINT64_T, sizes, 1, MPI_UINT64_T, t->comm);
+        for (int32_t r = 0; r < t->size; r++) s->sizes[r] = (size_t)sizes[r];
+        free(sizes);
     }
 
-    err = xport_shm_create(t->node_comm, nbytes, &s->shm);
+    err = xport_shm_create(t->node_comm, nbytes, symmetric, &s->shm);
     if (err != SHOAL_OK) {
         release(s);
         return err;
@@ -105,10 +110,10 @@ shoal_err_t shoal__segment_create(team_t *t, size_t nbytes, seg_kind_t kind, seg
         return err;
     }
     /* Loads and stores may only bypass MPI when the window's memory model is unified. */
-    int *model = NULL, flag = 0, unified = 0;
+    /* (A property of the MPI library, the same on every member: no agreement needed.) */
+    int *model = NULL, flag = 0;
     MPI_Win_get_attr(s->win, MPI_WIN_MODEL, &model, &flag);
-    int mine_unified = flag && *model == MPI_WIN_UNIFIED;
-    MPI_Allreduce(&mine_unified, &unified, 1, MPI_INT, MPI_LAND, t->comm);
+    int unified = flag && *model == MPI_WIN_UNIFIED;
     int direct = shoal__rt.direct && unified;
     if (shoal__rt.direct && !unified)
         shoal__warn("segment %u: MPI window is not in the unified memory model: direct path off",

@@ -28,7 +28,7 @@ static shoal_err_t agree(MPI_Comm comm, shoal_err_t mine) {
     return (shoal_err_t)out;
 }
 
-shoal_err_t xport_shm_create(MPI_Comm node_comm, size_t my_bytes, xport_shm_t *shm) {
+shoal_err_t xport_shm_create(MPI_Comm node_comm, size_t my_bytes, int symmetric, xport_shm_t *shm) {
     static unsigned long counter;
     int rank, size;
     MPI_Comm_rank(node_comm, &rank);
@@ -42,8 +42,11 @@ shoal_err_t xport_shm_create(MPI_Comm node_comm, size_t my_bytes, xport_shm_t *s
     unsigned long long mine = my_bytes, *all = calloc((size_t)size, sizeof *all);
     shoal_err_t err = (s.part_base && s.part_len && offsets && all) ? SHOAL_OK : SHOAL_ERR_NOMEM;
     if (agree(node_comm, err) != SHOAL_OK) goto fail_free;
-    SHOAL_MPI(
-        MPI_Allgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, all, 1, MPI_UNSIGNED_LONG_LONG, node_comm));
+    if (symmetric)
+        for (int i = 0; i < size; i++) all[i] = mine;
+    else
+        SHOAL_MPI(MPI_Allgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, all, 1, MPI_UNSIGNED_LONG_LONG,
+                                node_comm));
     for (int i = 0; i < size; i++) {
         s.part_len[i] = (size_t)all[i];
         offsets[i + 1] = offsets[i] + round_to_page((size_t)all[i]);

@@ -17,9 +17,10 @@ typedef struct {
     size_t *part_len; /* [node_size] requested bytes of each part */
 } xport_shm_t;
 
-/* Collective over node_comm (all units of one node): every unit contributes my_bytes. On failure
- * every unit returns the same error and nothing stays mapped. */
-shoal_err_t xport_shm_create(MPI_Comm node_comm, size_t my_bytes, xport_shm_t *shm);
+/* Collective over node_comm (all units of one node): every unit contributes my_bytes (the same
+ * everywhere when symmetric, which saves exchanging the sizes). On failure every unit returns the
+ * same error and nothing stays mapped. */
+shoal_err_t xport_shm_create(MPI_Comm node_comm, size_t my_bytes, int symmetric, xport_shm_t *shm);
 void xport_shm_destroy(xport_shm_t *shm);
 size_t xport_page_size(void);
 

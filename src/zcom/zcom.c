@@ -360,7 +360,7 @@ void ZCom_init_c(void **buffers, size_t *buffer_sizes, MPI_Comm comm, int *targe
     ctl = calloc(1, sizeof *ctl);
     if (!ctl) code = report(rank, call, ZCOM_ERR_SYS, "out of memory");
     if ((code = agree(comm, rank, call, code)) != ZCOM_SUCCESS) goto out;
-    if (xport_shm_create(node, (size_t)owned * ZCOM_PAIR_BYTES, &ctl->shm) != SHOAL_OK)
+    if (xport_shm_create(node, (size_t)owned * ZCOM_PAIR_BYTES, 0, &ctl->shm) != SHOAL_OK)
         code = report(rank, call, ZCOM_ERR_SYS, "cannot create the shared control area");
     else
         have_shm = 1;
