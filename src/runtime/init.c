@@ -54,6 +54,20 @@ static void choose_ompi_osc(int mpi_already_up) {
 #endif
 }
 
+/* MPICH's blocking calls (MPI_Win_flush, collectives) busy-poll without giving up the core, so
+ * with more processes than cores the target whose progress they await may not run for a whole
+ * scheduler tick: measured 22 ms per remote atomic at 4 processes on 2 cores. Asking MPICH to
+ * yield every few polls brings that under a millisecond and costs a cheap syscall otherwise. */
+#define MPICH_POLLS_BEFORE_YIELD "10"
+static void choose_mpich_yield(int mpi_already_up) {
+#ifdef MPICH_VERSION
+    if (!mpi_already_up && !getenv("MPIR_CVAR_POLLS_BEFORE_YIELD"))
+        setenv("MPIR_CVAR_POLLS_BEFORE_YIELD", MPICH_POLLS_BEFORE_YIELD, 1);
+#else
+    (void)mpi_already_up;
+#endif
+}
+
 /* After init: warn when MPI atomics will be used on Open MPI without the safe components. */
 static void check_ompi_osc(void) {
 #ifdef OPEN_MPI
@@ -81,6 +95,7 @@ shoal_err_t shoal_init(int *argc, char ***argv) {
     MPI_Finalized(&mpi_down);
     if (mpi_down) return shoal__fail(SHOAL_ERR_STATE, "MPI is already finalised");
     choose_ompi_osc(mpi_up);
+    choose_mpich_yield(mpi_up);
     int wanted = rt->progress_thread ? MPI_THREAD_MULTIPLE : MPI_THREAD_SERIALIZED;
     if (!mpi_up) {
         SHOAL_MPI(MPI_Init_thread(argc, argv, wanted, &rt->thread_level));
