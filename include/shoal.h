@@ -176,7 +176,8 @@ shoal_err_t shoal_flush_all(void);
 /* Orders: operations issued before the fence reach their targets before those issued after. */
 shoal_err_t shoal_fence(void);
 
-/* Strided: nelems elements of elem_size bytes; strides in bytes between element starts. */
+/* Strided: nelems elements of elem_size bytes; strides in bytes between element starts, each at
+ * least elem_size when nelems > 1 (smaller or negative strides give SHOAL_ERR_INVAL). */
 shoal_err_t shoal_put_strided(shoal_gptr_t dest, ptrdiff_t dest_stride, const void *src,
                               ptrdiff_t src_stride, size_t elem_size, size_t nelems);
 shoal_err_t shoal_get_strided(void *dest, ptrdiff_t dest_stride, shoal_gptr_t src,

@@ -23,10 +23,77 @@ static shoal_err_t barrier_dissemination(coll_args_t *a) {
     return SHOAL_OK;
 }
 
+/* ---- Tree barriers (SHCOLL 5.1) ----
+ * Members form a tree rooted at member 0. A member waits until each of its children has arrived,
+ * then tells its parent it has arrived (its whole subtree has); the root, once all its children
+ * arrived, releases them, and each released member releases its own children.
+ * Words: an arrival goes to the parent's W_DATA(child), a release to the child's W_DATA(parent).
+ * Each such word has a single sender, so per call every word gets exactly what its owner waits
+ * for, in the sender's order: calls (and other algorithms) cannot take each other's signals. */
+
+#define TREE_MAX_CHILDREN 256 /* k-nomial, k = 32, p < 2^31: 31 * 7 = 217 */
+
+typedef struct {
+    int32_t parent; /* -1 at the root */
+    int32_t n;
+    int32_t child[TREE_MAX_CHILDREN]; /* largest subtree first */
+} tree_t;
+
+/* k-ary tree: the parent of r is (r - 1) / k, its children k r + 1 .. k r + k. */
+static void kary_tree(int32_t r, int32_t p, int k, tree_t *t) {
+    t->parent = r ? (int32_t)((r - 1) / k) : -1;
+    t->n = 0;
+    for (int64_t c = (int64_t)k * r + 1; c <= (int64_t)k * r + k && c < p; c++)
+        t->child[t->n++] = (int32_t)c;
+}
+
+/* k-nomial tree: the parent of r is r with its lowest non-zero base-k digit cleared; its children
+ * are r + j k^d (j = 1..k-1) for every place d below that digit (every place, at the root). */
+static void knomial_tree(int32_t r, int32_t p, int k, tree_t *t) {
+    int64_t m = 1; /* place value of r's lowest non-zero digit; at the root the first k^d >= p */
+    if (r) {
+        while ((r / m) % k == 0) m *= k;
+        t->parent = (int32_t)(r - ((r / m) % k) * m);
+    } else {
+        while (m < p) m *= k;
+        t->parent = -1;
+    }
+    t->n = 0;
+    for (int64_t place = m / k; place >= 1; place /= k)
+        for (int j = 1; j < k && r + j * place < p && t->n < TREE_MAX_CHILDREN; j++)
+            t->child[t->n++] = (int32_t)(r + j * place);
+}
+
+static shoal_err_t barrier_tree(coll_args_t *a, const tree_t *t) {
+    for (int32_t i = 0; i < t->n; i++) SHOAL_TRY(coll_wait(a, W_DATA(t->child[i], a->p), 1));
+    if (t->parent >= 0) {
+        SHOAL_TRY(coll_signal(a, t->parent, W_DATA(a->me, a->p)));
+        SHOAL_TRY(coll_wait(a, W_DATA(t->parent, a->p), 1));
+    }
+    for (int32_t i = 0; i < t->n; i++) SHOAL_TRY(coll_signal(a, t->child[i], W_DATA(a->me, a->p)));
+    return SHOAL_OK;
+}
+
+static shoal_err_t barrier_kary(coll_args_t *a) {
+    tree_t t;
+    kary_tree(a->me, a->p, a->radix, &t);
+    return barrier_tree(a, &t);
+}
+
+static shoal_err_t barrier_knomial(coll_args_t *a) {
+    tree_t t;
+    knomial_tree(a->me, a->p, a->radix, &t);
+    return barrier_tree(a, &t);
+}
+
 const coll_algo_t coll_barrier_algos[] = {
     {COLL_BARRIER, "linear", 0, 0, 0, 0, 0, NULL, barrier_linear,
      "counter at member 0, which then releases everyone"},
     {COLL_BARRIER, "dissemination", 0, 0, 0, 0, 0, NULL, barrier_dissemination,
      "ceil(log2 p) rounds, member i signals i+2^k"},
+    {COLL_BARRIER, "kary_tree", 0, 0, 2, 32, 4, NULL, barrier_kary,
+     "arrivals up a k-ary tree to member 0, releases back down"},
+    {COLL_BARRIER, "knomial_tree", 0, 0, 2, 32, 2, NULL, barrier_knomial,
+     "arrivals up a k-nomial tree to member 0, releases back down"},
 };
 const int coll_barrier_nalgos = sizeof coll_barrier_algos / sizeof coll_barrier_algos[0];

@@ -3,21 +3,197 @@
 
 /* Linear (as SHCOLL): the root says its src is ready, every other member gets the data from the
  * root, then tells the root it is done (the root must not return, and let the program change
- * src, while someone still reads it). */
+ * src, while someone still reads it). DONE from member r goes to the root's W_DATA(r), a word
+ * with that one sender: on an anonymous counter (W_ROUND) a signal of the next call (e.g. round 0
+ * of a dissemination barrier from the root's left neighbour, which may be done already) could
+ * stand in for a DONE still to come, and the root would return while someone still reads src. */
 static shoal_err_t bcast_linear(coll_args_t *a) {
     if (a->me == a->root) {
         coll_copy_local(a->dlocal, a->slocal, a->nbytes);
         for (int32_t r = 0; r < a->p; r++)
             if (r != a->root) SHOAL_TRY(coll_signal(a, r, W_DATA(a->root, a->p)));
-        return coll_wait(a, W_ROUND(0, a->p), (uint64_t)a->p - 1); /* DONE from everyone */
+        for (int32_t r = 0; r < a->p; r++) /* DONE from everyone */
+            if (r != a->root) SHOAL_TRY(coll_wait(a, W_DATA(r, a->p), 1));
+        return SHOAL_OK;
     }
     SHOAL_TRY(coll_wait(a, W_DATA(a->root, a->p), 1));
     SHOAL_TRY(coll_get(a, a->dlocal, a->root, BUF_SRC, 0, a->nbytes));
-    return coll_signal(a, a->root, W_ROUND(0, a->p));
+    return coll_signal(a, a->root, W_DATA(a->me, a->p));
+}
+
+/* ---- Tree broadcasts (SHCOLL 5.3) ----
+ * Members form a tree over root-relative ids (rel = (me - root + p) % p) with the root at rel 0.
+ * On entry each non-root member tells its parent its dest is free (READY); the parent, once it
+ * has the data (the root: at once, from its src), puts it into each child's dest and signals the
+ * child's W_DATA(parent). With a segment size (seg=) the message moves down the tree in segments,
+ * one put and signal per segment per child, so the levels work in a pipeline. Every signal word
+ * used has a single sender and every signal is waited for in the same call. Nobody reads a
+ * peer's buffer, so nobody waits for DONE: every put is complete when it returns. */
+
+#define TREE_MAX_CHILDREN 256 /* k-nomial, k = 32, p < 2^31: 31 * 7 = 217 */
+
+typedef struct {
+    int32_t parent; /* -1 at the root */
+    int32_t n;
+    int32_t child[TREE_MAX_CHILDREN]; /* largest subtree first */
+} tree_t;
+
+/* k-ary tree: the parent of r is (r - 1) / k, its children k r + 1 .. k r + k. */
+static void kary_tree(int32_t r, int32_t p, int k, tree_t *t) {
+    t->parent = r ? (int32_t)((r - 1) / k) : -1;
+    t->n = 0;
+    for (int64_t c = (int64_t)k * r + 1; c <= (int64_t)k * r + k && c < p; c++)
+        t->child[t->n++] = (int32_t)c;
+}
+
+/* k-nomial tree: the parent of r is r with its lowest non-zero base-k digit cleared; its children
+ * are r + j k^d (j = 1..k-1) for every place d below that digit (every place, at the root). */
+static void knomial_tree(int32_t r, int32_t p, int k, tree_t *t) {
+    int64_t m = 1; /* place value of r's lowest non-zero digit; at the root the first k^d >= p */
+    if (r) {
+        while ((r / m) % k == 0) m *= k;
+        t->parent = (int32_t)(r - ((r / m) % k) * m);
+    } else {
+        while (m < p) m *= k;
+        t->parent = -1;
+    }
+    t->n = 0;
+    for (int64_t place = m / k; place >= 1; place /= k)
+        for (int j = 1; j < k && r + j * place < p && t->n < TREE_MAX_CHILDREN; j++)
+            t->child[t->n++] = (int32_t)(r + j * place);
+}
+
+/* Team id of root-relative id rel. */
+static inline int32_t team_id(const coll_args_t *a, int32_t rel) {
+    return (rel + a->root) % a->p;
+}
+
+static shoal_err_t bcast_tree(coll_args_t *a, const tree_t *t) {
+    int32_t rel = (a->me - a->root + a->p) % a->p;
+    size_t n = a->nbytes;
+    if (n && a->p > 1) {
+        int32_t parent = t->parent >= 0 ? team_id(a, t->parent) : -1;
+        if (parent >= 0) SHOAL_TRY(coll_ready(a, parent));
+        size_t seg = a->segsize && a->segsize < n ? a->segsize : n;
+        /* The root sends from its src (in place or not); the others forward from their dest. */
+        const char *from = rel ? a->dlocal : a->slocal;
+        for (size_t off = 0; off < n; off += seg) {
+            size_t len = n - off < seg ? n - off : seg;
+            if (parent >= 0) SHOAL_TRY(coll_wait(a, W_DATA(parent, a->p), 1));
+            for (int32_t i = 0; i < t->n; i++) {
+                int32_t child = team_id(a, t->child[i]);
+                if (off == 0) SHOAL_TRY(coll_wait_ready(a, child));
+                SHOAL_TRY(
+                    coll_put_signal(a, child, BUF_DEST, off, from + off, len, W_DATA(a->me, a->p)));
+            }
+        }
+    }
+    /* Last, so that a dest overlapping the src cannot change what the children get. */
+    if (!rel) coll_copy_local(a->dlocal, a->slocal, n);
+    return SHOAL_OK;
+}
+
+static shoal_err_t bcast_kary(coll_args_t *a) {
+    tree_t t;
+    kary_tree((a->me - a->root + a->p) % a->p, a->p, a->radix, &t);
+    return bcast_tree(a, &t);
+}
+
+static shoal_err_t bcast_knomial(coll_args_t *a) {
+    tree_t t;
+    knomial_tree((a->me - a->root + a->p) % a->p, a->p, a->radix, &t);
+    return bcast_tree(a, &t);
+}
+
+/* ---- Van de Geijn (scatter + allgather) ----
+ * The message is cut into p chunks (chunk i, of root-relative member i, holds bytes
+ * [i n/p, (i+1) n/p) rounded as chunk_off says; some are empty when n < p). A binomial scatter
+ * gives each member the chunks of its binomial subtree [r, r + lowbit(r)) (the root holds all),
+ * put straight into its dest; a ring allgather then passes chunks on: in step s member r puts
+ * chunk r - s into member r + 1's dest. dest is the staging buffer, so no scratch is needed. A
+ * ring put of a chunk the receiver already holds from the scatter is skipped by both sides (so
+ * nothing ever goes to the root, which holds everything in its src).
+ * READY: member r's dest is written by its scatter parent and by r - 1 (the ring); it sends READY
+ * to both (once if they are the same member) on entry, and each writer waits for it once, before
+ * its first write. Signals: W_DATA(writer) at the receiver, which has one sender per word. */
+
+/* Where chunk i starts. */
+static size_t chunk_off(size_t n, int32_t p, int32_t i) {
+    size_t q = n / (size_t)p, rem = n % (size_t)p;
+    return (size_t)i * q + ((size_t)i < rem ? (size_t)i : rem);
+}
+
+/* Size of member r's binomial subtree span: lowbit(r), or for the root the first 2^k >= p. */
+static int64_t subtree_span(int32_t r, int32_t p) {
+    if (r) return (int64_t)r & -(int64_t)r;
+    int64_t s = 1;
+    while (s < p) s <<= 1;
+    return s;
+}
+
+/* Member r holds chunk j after the scatter. */
+static int holds(int32_t r, int32_t p, int32_t j) {
+    return j >= r && (int64_t)j < (int64_t)r + subtree_span(r, p);
+}
+
+static int32_t binomial_parent(int32_t r) {
+    return r ? (int32_t)(r - (r & -r)) : -1;
+}
+
+static shoal_err_t bcast_vandegeijn(coll_args_t *a) {
+    int32_t p = a->p, rel = (a->me - a->root + p) % p;
+    size_t n = a->nbytes;
+    if (!n || p == 1) {
+        if (!rel) coll_copy_local(a->dlocal, a->slocal, n);
+        return SHOAL_OK;
+    }
+    int32_t next = (rel + 1) % p, prev = (rel - 1 + p) % p;
+    int32_t parent = binomial_parent(rel);
+    /* READY to whoever writes into my dest: my scatter parent and my ring predecessor. */
+    if (rel) {
+        SHOAL_TRY(coll_ready(a, team_id(a, parent)));
+        if (prev != parent) SHOAL_TRY(coll_ready(a, team_id(a, prev)));
+    }
+    const char *from = rel ? a->dlocal : a->slocal;
+    /* Scatter: receive my subtree's chunks, then hand each child its subtree's, largest first. */
+    int64_t span = subtree_span(rel, p);
+    if (rel) SHOAL_TRY(coll_wait(a, W_DATA(team_id(a, parent), p), 1));
+    for (int64_t mask = span / 2; mask >= 1; mask /= 2) {
+        if (rel + mask >= p) continue;
+        int32_t c = (int32_t)(rel + mask), end = (int32_t)(c + mask < p ? c + mask : p);
+        size_t lo = chunk_off(n, p, c), hi = chunk_off(n, p, end);
+        SHOAL_TRY(coll_wait_ready(a, team_id(a, c)));
+        SHOAL_TRY(
+            coll_put_signal(a, team_id(a, c), BUF_DEST, lo, from + lo, hi - lo, W_DATA(a->me, p)));
+    }
+    /* Ring allgather. next's READY was already consumed if next is my scatter child. */
+    int ready_next = binomial_parent(next) == rel;
+    for (int32_t s = 0; s < p - 1; s++) {
+        int32_t j = (int32_t)((rel - s + p) % p);
+        if (!holds(next, p, j)) {
+            size_t lo = chunk_off(n, p, j), hi = chunk_off(n, p, j + 1);
+            if (!ready_next) {
+                SHOAL_TRY(coll_wait_ready(a, team_id(a, next)));
+                ready_next = 1;
+            }
+            SHOAL_TRY(coll_put_signal(a, team_id(a, next), BUF_DEST, lo, from + lo, hi - lo,
+                                      W_DATA(a->me, p)));
+        }
+        int32_t jr = (int32_t)((rel - s - 1 + 2 * p) % p);
+        if (!holds(rel, p, jr)) SHOAL_TRY(coll_wait(a, W_DATA(team_id(a, prev), p), 1));
+    }
+    if (!rel) coll_copy_local(a->dlocal, a->slocal, n);
+    return SHOAL_OK;
 }
 
 const coll_algo_t coll_bcast_algos[] = {
     {COLL_BROADCAST, "linear", 0, 0, 0, 0, 0, NULL, bcast_linear,
      "every member gets the data from the root"},
+    {COLL_BROADCAST, "kary", 0, 0, 2, 32, 2, NULL, bcast_kary,
+     "the root pushes down a k-ary tree (pipelined in seg= segments)"},
+    {COLL_BROADCAST, "knomial", 0, 0, 2, 32, 2, NULL, bcast_knomial,
+     "the root pushes down a k-nomial tree (k = 2: binomial; pipelined in seg= segments)"},
+    {COLL_BROADCAST, "vandegeijn", 0, 0, 0, 0, 0, NULL, bcast_vandegeijn,
+     "binomial scatter of p chunks, then ring allgather (large messages)"},
 };
 const int coll_bcast_nalgos = sizeof coll_bcast_algos / sizeof coll_bcast_algos[0];

@@ -1,30 +1,241 @@
-/* Collect and fcollect algorithms (a->sizes/offsets say where each member's block goes; for
- * fcollect all sizes are equal). */
+/* Collect and fcollect algorithms (SHCOLL section 5.2). a->sizes/offsets say where each member's
+ * block goes (for fcollect all sizes are equal), a->total is the size of the whole result.
+ *
+ * Common to all of them:
+ * - On entry a member first copies its own block from src into its dest, and only then says
+ *   READY to the members that will write into it: from then on every byte it sends comes from
+ *   its dest (own block and forwarded ones alike), so src is free as soon as the copy is done,
+ *   even when it overlaps dest.
+ * - Nobody reads a peer's buffers (puts only), so no DONE handshakes are needed: a member returns
+ *   once everything addressed to it has arrived.
+ * - Data from member s is always announced on W_DATA(s) (one sender per word: a sender's signals
+ *   arrive in order, so counting them cannot mix calls up). A round signals even when it carries
+ *   no bytes, so every member depends on every other one and counts balance per call.
+ * - Intermediate hops forward blocks that are already in dest, at their final offsets (except
+ *   "bruck", which works in a rotated layout and rotates locally at the end).
+ * None needs the team scratch. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "coll.h"
+
+/* Byte offset of the end of block b (b < p): where block b+1 starts, or the total. */
+static size_t block_end(const coll_args_t *a, int32_t b) {
+    return b + 1 < a->p ? a->offsets[b + 1] : a->total;
+}
+
+/* Bytes of the n blocks b, b+1, ..., b+n-1 (mod p); n <= p. */
+static size_t span_bytes(const coll_args_t *a, int32_t b, int32_t n) {
+    if (n <= 0) return 0;
+    b %= a->p;
+    int32_t last = b + n - 1;
+    if (last < a->p) return block_end(a, last) - a->offsets[b];
+    return (a->total - a->offsets[b]) + block_end(a, last - a->p);
+}
+
+/* Puts the n blocks b..b+n-1 (mod p) of my dest, at their final offsets, into peer's dest, then
+ * signals W_DATA(me) once. A range that wraps past the last member goes as two puts. */
+static shoal_err_t put_blocks(coll_args_t *a, int32_t peer, int32_t b, int32_t n) {
+    b %= a->p;
+    if (n > 0) {
+        int32_t last = b + n - 1;
+        size_t off = a->offsets[b];
+        if (last < a->p) {
+            SHOAL_TRY(coll_put(a, peer, BUF_DEST, off, a->dlocal + off, block_end(a, last) - off));
+        } else {
+            SHOAL_TRY(coll_put(a, peer, BUF_DEST, off, a->dlocal + off, a->total - off));
+            SHOAL_TRY(coll_put(a, peer, BUF_DEST, 0, a->dlocal, block_end(a, last - a->p)));
+        }
+    }
+    return coll_signal(a, peer, W_DATA(a->me, a->p));
+}
+
+/* Copies my own block from src to its place in dest (before anybody may write into dest). */
+static void copy_own(coll_args_t *a, size_t at) {
+    coll_copy_local(a->dlocal + at, a->slocal, a->sizes[a->me]);
+}
+
+static int32_t mod(int32_t x, int32_t p) {
+    x %= p;
+    return x < 0 ? x + p : x;
+}
 
 /* Linear: every member puts its block into every member's dest (starting with its right
  * neighbour, so no member is everybody's first target), after that member said READY. */
 static shoal_err_t collect_linear(coll_args_t *a) {
-    coll_copy_local(a->dlocal + a->offsets[a->me], a->slocal, a->sizes[a->me]);
+    copy_own(a, a->offsets[a->me]);
     for (int32_t i = 1; i < a->p; i++) SHOAL_TRY(coll_ready(a, (a->me + a->p - i) % a->p));
     for (int32_t i = 1; i < a->p; i++) {
         int32_t peer = (a->me + i) % a->p;
         SHOAL_TRY(coll_wait_ready(a, peer));
-        SHOAL_TRY(coll_put_signal(a, peer, BUF_DEST, a->offsets[a->me], a->slocal, a->sizes[a->me],
-                                  W_DATA(a->me, a->p)));
+        SHOAL_TRY(put_blocks(a, peer, a->me, 1));
     }
     for (int32_t i = 1; i < a->p; i++) SHOAL_TRY(coll_wait(a, W_DATA((a->me + i) % a->p, a->p), 1));
+    return SHOAL_OK;
+}
+
+/* Ring: p-1 rounds; in round r member i sends block i-r to i+1 and receives block i-r-1 from
+ * i-1, which it forwards in the next round. */
+static shoal_err_t collect_ring(coll_args_t *a) {
+    int32_t p = a->p, me = a->me;
+    copy_own(a, a->offsets[me]);
+    if (p == 1) return SHOAL_OK;
+    int32_t right = (me + 1) % p, left = (me + p - 1) % p;
+    SHOAL_TRY(coll_ready(a, left));
+    SHOAL_TRY(coll_wait_ready(a, right));
+    for (int32_t r = 0; r < p - 1; r++) {
+        SHOAL_TRY(put_blocks(a, right, mod(me - r, p), 1));
+        SHOAL_TRY(coll_wait(a, W_DATA(left, p), 1)); /* block me-r-1 is here */
+    }
+    return SHOAL_OK;
+}
+
+/* Recursive doubling (p a power of two): in round k member i exchanges with i XOR 2^k all it
+ * has so far, the 2^k blocks of its aligned group (contiguous in dest). */
+static shoal_err_t collect_recursive_doubling(coll_args_t *a) {
+    int32_t p = a->p, me = a->me;
+    copy_own(a, a->offsets[me]);
+    for (int32_t d = 1; d < p; d <<= 1) SHOAL_TRY(coll_ready(a, me ^ d));
+    for (int32_t d = 1; d < p; d <<= 1) {
+        int32_t peer = me ^ d;
+        SHOAL_TRY(coll_wait_ready(a, peer));
+        SHOAL_TRY(put_blocks(a, peer, me & ~(d - 1), d));
+        SHOAL_TRY(coll_wait(a, W_DATA(peer, p), 1)); /* the partner's group is here */
+    }
+    return SHOAL_OK;
+}
+
+/* Rotates buf left by `left` bytes (buf = X Y with |X| = left becomes Y X). The smaller part
+ * goes through a temporary buffer; without memory, three reversals do it in place. */
+static void reverse(char *s, size_t n) {
+    for (size_t i = 0, j = n; i + 1 < j; i++, j--) {
+        char c = s[i];
+        s[i] = s[j - 1];
+        s[j - 1] = c;
+    }
+}
+static void rotate_left(char *buf, size_t n, size_t left) {
+    if (!left || left >= n) return;
+    size_t right = n - left;
+    size_t small = left < right ? left : right;
+    char *tmp = malloc(small);
+    if (tmp && left <= right) {
+        memcpy(tmp, buf, left);
+        memmove(buf, buf + left, right);
+        memcpy(buf + right, tmp, left);
+    } else if (tmp) {
+        memcpy(tmp, buf + left, right);
+        memmove(buf + right, buf, left);
+        memcpy(buf, tmp, right);
+    } else {
+        reverse(buf, left);
+        reverse(buf + left, right);
+        reverse(buf, n);
+    }
+    free(tmp);
+}
+
+/* Bruck: ceil(log2 p) rounds, any p. Dest holds the blocks rotated so that my own comes first
+ * (position j = block me+j). In round k member i sends its first min(2^k, p-2^k) positions, one
+ * contiguous message, to member i-2^k, at that member's position 2^k. After the last round the
+ * dest is rotated locally into the final order. */
+static shoal_err_t collect_bruck(coll_args_t *a) {
+    int32_t p = a->p, me = a->me;
+    copy_own(a, 0);
+    for (int32_t d = 1; d < p; d <<= 1) SHOAL_TRY(coll_ready(a, (me + d) % p));
+    for (int32_t d = 1; d < p; d <<= 1) {
+        int32_t to = mod(me - d, p), from = (me + d) % p;
+        int32_t n = d < p - d ? d : p - d;
+        SHOAL_TRY(coll_wait_ready(a, to));
+        SHOAL_TRY(coll_put_signal(a, to, BUF_DEST, span_bytes(a, to, d), a->dlocal,
+                                  span_bytes(a, me, n), W_DATA(me, p)));
+        SHOAL_TRY(coll_wait(a, W_DATA(from, p), 1)); /* positions d..d+n-1 are here */
+    }
+    /* Positions 0.. hold blocks me..p-1 then 0..me-1: bring blocks 0..me-1 to the front. */
+    rotate_left(a->dlocal, a->total, a->total - a->offsets[me]);
+    return SHOAL_OK;
+}
+
+/* Bruck without the rotation: the same exchange, but blocks go straight to their final offsets;
+ * a range of blocks that wraps past the last member is sent as two puts. */
+static shoal_err_t collect_bruck_norotate(coll_args_t *a) {
+    int32_t p = a->p, me = a->me;
+    copy_own(a, a->offsets[me]);
+    for (int32_t d = 1; d < p; d <<= 1) SHOAL_TRY(coll_ready(a, (me + d) % p));
+    for (int32_t d = 1; d < p; d <<= 1) {
+        int32_t to = mod(me - d, p), from = (me + d) % p;
+        SHOAL_TRY(coll_wait_ready(a, to));
+        SHOAL_TRY(put_blocks(a, to, me, d < p - d ? d : p - d)); /* blocks me..me+n-1 */
+        SHOAL_TRY(coll_wait(a, W_DATA(from, p), 1));
+    }
+    return SHOAL_OK;
+}
+
+/* Neighbor exchange (p even): p/2 rounds over the pairs of blocks {2j, 2j+1} (contiguous in
+ * dest). Round 0: i exchanges its block with i XOR 1, so both hold their pair. Round t >= 1: i
+ * sends the pair it received in round t-1 (its own pair in round 1) to one neighbour and receives
+ * one from it: in odd rounds even members pair with i-1 and odd ones with i+1, in even rounds
+ * the other way round. An even member of pair j receives pairs j-1, j+1, j-2, j+2, ...; an odd
+ * one j+1, j-1, j+2, j-2, ... Sizes may vary per block: each pair goes at its offsets. */
+static int32_t nx_partner(int32_t me, int32_t t, int32_t p) {
+    int even = me % 2 == 0;
+    if (t % 2 == 0) return me ^ 1; /* round 0 and even rounds */
+    return even ? mod(me - 1, p) : (me + 1) % p;
+}
+/* The pair member me receives in round t >= 1 (its own pair for t = 0). */
+static int32_t nx_received(int32_t me, int32_t t, int32_t p) {
+    int32_t npairs = p / 2, j = me / 2, step = (t + 1) / 2;
+    if (t == 0) return j;
+    int down = (me % 2 == 0) == (t % 2 == 1); /* even members go down in odd rounds */
+    return mod(down ? j - step : j + step, npairs);
+}
+static shoal_err_t collect_neighbor_exchange(coll_args_t *a) {
+    int32_t p = a->p, me = a->me;
+    copy_own(a, a->offsets[me]);
+    if (p == 1) return SHOAL_OK; /* not reached: needs an even team */
+    int32_t rounds = p / 2;
+    /* Writers into me: my round-0 partner, and my odd-round partner when there are odd rounds
+     * (for p = 2 there is one round only). */
+    SHOAL_TRY(coll_ready(a, nx_partner(me, 0, p)));
+    if (rounds > 1) SHOAL_TRY(coll_ready(a, nx_partner(me, 1, p)));
+    for (int32_t t = 0; t < rounds; t++) {
+        int32_t peer = nx_partner(me, t, p);
+        if (t < 2) SHOAL_TRY(coll_wait_ready(a, peer));
+        if (t == 0)
+            SHOAL_TRY(put_blocks(a, peer, me, 1));
+        else
+            SHOAL_TRY(put_blocks(a, peer, 2 * nx_received(me, t - 1, p), 2));
+        SHOAL_TRY(coll_wait(a, W_DATA(peer, p), 1));
+    }
     return SHOAL_OK;
 }
 
 const coll_algo_t coll_collect_algos[] = {
     {COLL_COLLECT, "linear", 0, 0, 0, 0, 0, NULL, collect_linear,
      "every member puts its block to every member"},
+    {COLL_COLLECT, "recursive_doubling", NEEDS_POW2, 0, 0, 0, 0, NULL, collect_recursive_doubling,
+     "log2 p rounds, exchange everything so far with i XOR 2^k"},
+    {COLL_COLLECT, "ring", 0, 0, 0, 0, 0, NULL, collect_ring,
+     "p-1 rounds, forward one block to the right neighbour"},
+    {COLL_COLLECT, "bruck", 0, 0, 0, 0, 0, NULL, collect_bruck,
+     "ceil(log2 p) rounds in a rotated layout, local rotation at the end"},
+    {COLL_COLLECT, "bruck_norotate", 0, 0, 0, 0, 0, NULL, collect_bruck_norotate,
+     "ceil(log2 p) rounds at final offsets, wrapping ranges split in two puts"},
 };
 const int coll_collect_nalgos = sizeof coll_collect_algos / sizeof coll_collect_algos[0];
 
 const coll_algo_t coll_fcollect_algos[] = {
     {COLL_FCOLLECT, "linear", 0, 0, 0, 0, 0, NULL, collect_linear,
      "every member puts its block to every member"},
+    {COLL_FCOLLECT, "recursive_doubling", NEEDS_POW2, 0, 0, 0, 0, NULL, collect_recursive_doubling,
+     "log2 p rounds, exchange everything so far with i XOR 2^k"},
+    {COLL_FCOLLECT, "ring", 0, 0, 0, 0, 0, NULL, collect_ring,
+     "p-1 rounds, forward one block to the right neighbour"},
+    {COLL_FCOLLECT, "bruck", 0, 0, 0, 0, 0, NULL, collect_bruck,
+     "ceil(log2 p) rounds in a rotated layout, local rotation at the end"},
+    {COLL_FCOLLECT, "bruck_norotate", 0, 0, 0, 0, 0, NULL, collect_bruck_norotate,
+     "ceil(log2 p) rounds at final offsets, wrapping ranges split in two puts"},
+    {COLL_FCOLLECT, "neighbor_exchange", NEEDS_EVEN, 0, 0, 0, 0, NULL, collect_neighbor_exchange,
+     "p/2 rounds, pairs of blocks passed between alternating neighbours"},
 };
 const int coll_fcollect_nalgos = sizeof coll_fcollect_algos / sizeof coll_fcollect_algos[0];

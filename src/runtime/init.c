@@ -94,6 +94,16 @@ shoal_err_t shoal_init(int *argc, char ***argv) {
     MPI_Initialized(&mpi_up);
     MPI_Finalized(&mpi_down);
     if (mpi_down) return shoal__fail(SHOAL_ERR_STATE, "MPI is already finalised");
+#ifdef OPEN_MPI
+    /* osc/pt2pt, which Open MPI 4.1 needs for correct compare-and-swap here, refuses
+     * MPI_THREAD_MULTIPLE, and the progress thread needs it: refuse cleanly, before MPI. */
+    const char *osc = getenv("OMPI_MCA_osc");
+    if (rt->progress_thread && (!osc || strstr(osc, "pt2pt")))
+        return shoal__fail(SHOAL_ERR_UNSUPPORTED,
+                           "SHOAL_PROGRESS_THREAD=1 needs MPI_THREAD_MULTIPLE, which Open MPI's "
+                           "osc/pt2pt (needed for correct atomics on one node) does not support; "
+                           "use SHOAL_PROGRESS_THREAD=0 or MPICH");
+#endif
     choose_ompi_osc(mpi_up);
     choose_mpich_yield(mpi_up);
     int wanted = rt->progress_thread ? MPI_THREAD_MULTIPLE : MPI_THREAD_SERIALIZED;
@@ -102,6 +112,14 @@ shoal_err_t shoal_init(int *argc, char ***argv) {
         rt->we_initialized_mpi = 1;
     } else {
         MPI_Query_thread(&rt->thread_level);
+#ifdef OPEN_MPI
+        const char *osc_now = getenv("OMPI_MCA_osc");
+        if (rt->thread_level == MPI_THREAD_MULTIPLE && osc_now && strstr(osc_now, "pt2pt"))
+            return shoal__fail(SHOAL_ERR_UNSUPPORTED,
+                               "the program initialised Open MPI with MPI_THREAD_MULTIPLE, which "
+                               "osc/pt2pt (needed for correct atomics on one node) refuses; "
+                               "initialise with MPI_THREAD_SERIALIZED or less, or use MPICH");
+#endif
     }
     rt->world = rt->node = MPI_COMM_NULL;
     shoal_err_t err = SHOAL_OK;
@@ -110,6 +128,9 @@ shoal_err_t shoal_init(int *argc, char ***argv) {
         err = shoal__mpi_fail(rc, "MPI_Comm_dup");
         goto fail;
     }
+    /* Errors on Shoal's communicators and windows come back as codes (SHOAL_ERR_MPI), not aborts.
+     */
+    MPI_Comm_set_errhandler(rt->world, MPI_ERRORS_RETURN);
     MPI_Comm_rank(rt->world, &rt->myid);
     MPI_Comm_size(rt->world, &rt->nunits);
     if ((err = discover_node()) != SHOAL_OK) goto fail;

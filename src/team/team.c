@@ -51,6 +51,7 @@ static shoal_err_t team_from_comm(MPI_Comm comm, shoal_team_t parent, shoal_team
     }
     t->comm = comm;
     t->node_comm = MPI_COMM_NULL;
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN); /* errors come back as SHOAL_ERR_MPI */
     t->parent = parent;
     MPI_Comm_size(comm, &t->size);
     MPI_Comm_rank(comm, &t->myrel);

@@ -10,6 +10,7 @@ shoal_err_t xport_win_create(void *base, size_t bytes, MPI_Comm comm, MPI_Win *w
     int rc = MPI_Win_create(bytes ? base : NULL, (MPI_Aint)bytes, 1, info, comm, win);
     MPI_Info_free(&info);
     if (rc != MPI_SUCCESS) return shoal__mpi_fail(rc, "MPI_Win_create");
+    MPI_Win_set_errhandler(*win, MPI_ERRORS_RETURN); /* errors come back as SHOAL_ERR_MPI */
     rc = MPI_Win_lock_all(MPI_MODE_NOCHECK, *win);
     if (rc != MPI_SUCCESS) {
         MPI_Win_free(win);
