@@ -1,5 +1,6 @@
 /* Barrier algorithms. */
 #include "coll.h"
+#include "tree.h"
 
 /* Linear: everyone signals member 0, which waits for all, then releases everyone. */
 static shoal_err_t barrier_linear(coll_args_t *a) {
@@ -30,39 +31,6 @@ static shoal_err_t barrier_dissemination(coll_args_t *a) {
  * Words: an arrival goes to the parent's W_DATA(child), a release to the child's W_DATA(parent).
  * Each such word has a single sender, so per call every word gets exactly what its owner waits
  * for, in the sender's order: calls (and other algorithms) cannot take each other's signals. */
-
-#define TREE_MAX_CHILDREN 256 /* k-nomial, k = 32, p < 2^31: 31 * 7 = 217 */
-
-typedef struct {
-    int32_t parent; /* -1 at the root */
-    int32_t n;
-    int32_t child[TREE_MAX_CHILDREN]; /* largest subtree first */
-} tree_t;
-
-/* k-ary tree: the parent of r is (r - 1) / k, its children k r + 1 .. k r + k. */
-static void kary_tree(int32_t r, int32_t p, int k, tree_t *t) {
-    t->parent = r ? (int32_t)((r - 1) / k) : -1;
-    t->n = 0;
-    for (int64_t c = (int64_t)k * r + 1; c <= (int64_t)k * r + k && c < p; c++)
-        t->child[t->n++] = (int32_t)c;
-}
-
-/* k-nomial tree: the parent of r is r with its lowest non-zero base-k digit cleared; its children
- * are r + j k^d (j = 1..k-1) for every place d below that digit (every place, at the root). */
-static void knomial_tree(int32_t r, int32_t p, int k, tree_t *t) {
-    int64_t m = 1; /* place value of r's lowest non-zero digit; at the root the first k^d >= p */
-    if (r) {
-        while ((r / m) % k == 0) m *= k;
-        t->parent = (int32_t)(r - ((r / m) % k) * m);
-    } else {
-        while (m < p) m *= k;
-        t->parent = -1;
-    }
-    t->n = 0;
-    for (int64_t place = m / k; place >= 1; place /= k)
-        for (int j = 1; j < k && r + j * place < p && t->n < TREE_MAX_CHILDREN; j++)
-            t->child[t->n++] = (int32_t)(r + j * place);
-}
 
 static shoal_err_t barrier_tree(coll_args_t *a, const tree_t *t) {
     for (int32_t i = 0; i < t->n; i++) SHOAL_TRY(coll_wait(a, W_DATA(t->child[i], a->p), 1));

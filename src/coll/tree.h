@@ -1,0 +1,21 @@
+/* Trees over ids 0..p-1 rooted at 0, shared by the tree barriers and tree broadcasts. */
+#ifndef SHOAL_COLL_TREE_H
+#define SHOAL_COLL_TREE_H
+
+#include <stdint.h>
+
+#define TREE_MAX_CHILDREN 256 /* k-nomial, k = 32, p < 2^31: 31 * 7 = 217 */
+
+typedef struct {
+    int32_t parent; /* -1 at the root */
+    int32_t n;
+    int32_t child[TREE_MAX_CHILDREN]; /* largest subtree first */
+} tree_t;
+
+/* k-ary tree: the parent of r is (r - 1) / k, its children k r + 1 .. k r + k. */
+void kary_tree(int32_t r, int32_t p, int k, tree_t *t);
+/* k-nomial tree: the parent of r is r with its lowest non-zero base-k digit cleared; its children
+ * are r + j k^d (j = 1..k-1) for every place d below that digit (every place, at the root). */
+void knomial_tree(int32_t r, int32_t p, int k, tree_t *t);
+
+#endif
