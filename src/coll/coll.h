@@ -12,7 +12,13 @@
  * N only after the peer has entered call N (then it is done with call N-1's buffers and its src
  * holds call N's data): the peer says so with a READY signal to each member that will touch its
  * buffers. A member whose src is read by peers (pull algorithms) does not return before they
- * have signalled DONE. */
+ * have signalled DONE.
+ *
+ * Two more rules every algorithm keeps: data from member s is announced on W_DATA(s) (a word with
+ * one sender), never on a shared W_ROUND word, which another algorithm's signals in the next call
+ * could satisfy early; and every collect/fcollect makes each member wait, directly or through
+ * others, for every other member, signalling even empty blocks (the collect size slots are only
+ * double-buffered). Collect algorithms copy src into dest first, so src and dest may overlap. */
 #ifndef SHOAL_COLL_H
 #define SHOAL_COLL_H
 
