@@ -48,7 +48,7 @@ static double sum_doubles(const void *p, size_t bytes) {
 
 static int iters_for(size_t size) {
     long it = (long)((quick ? 16 : 256) * 1024 * 1024 / (size + 256));
-    if (it > (quick ? 2000 : 20000)) it = quick ? 2000 : 20000;
+    if (it > (quick ? 300 : 20000)) it = quick ? 300 : 20000;
     if (it < (quick ? 10 : 50)) it = quick ? 10 : 50;
     return (int)it;
 }
@@ -222,7 +222,7 @@ int main(int argc, char **argv) {
     int reps = quick ? 1 : 5;
     double fl = 1e9;
     for (int r = 0; r < reps; r++) {
-        double t = run_floor(quick ? 2000 : 200000);
+        double t = run_floor(quick ? 300 : 200000);
         if (t < fl) fl = t;
     }
 
