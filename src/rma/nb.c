@@ -160,13 +160,50 @@ shoal_err_t shoal_test(shoal_handle_t *handle, int *done) {
     return SHOAL_OK;
 }
 
+/* Remote completion for the puts among handles[0..n): one MPI_Win_flush per (window, rank), not
+ * one per handle (a flush is a round trip on most transports). Up to FLUSH_DISTINCT pairs are
+ * told apart; past that, each further window is flushed once with MPI_Win_flush_all. */
+#define FLUSH_DISTINCT 32
+static shoal_err_t flush_puts_once(shoal_handle_t *handles, size_t n) {
+    struct {
+        MPI_Win win;
+        int32_t rank; /* -1: the whole window was flushed */
+    } seen[FLUSH_DISTINCT];
+    size_t nseen = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct shoal_handle *h = handles[i];
+        if (!h || !h->is_put || h->done) continue;
+        MPI_Win win = h->seg->win;
+        int dup = 0;
+        for (size_t k = 0; k < nseen && !dup; k++)
+            dup = seen[k].win == win && (seen[k].rank == h->rank || seen[k].rank < 0);
+        if (dup) continue;
+        if (nseen < FLUSH_DISTINCT - 1) {
+            SHOAL_MPI(MPI_Win_flush(h->rank, win));
+            seen[nseen].win = win;
+            seen[nseen++].rank = h->rank;
+        } else { /* table nearly full: keep the last slot for whole windows */
+            SHOAL_MPI(MPI_Win_flush_all(win));
+            seen[FLUSH_DISTINCT - 1].win = win;
+            seen[FLUSH_DISTINCT - 1].rank = -1;
+            nseen = FLUSH_DISTINCT;
+        }
+    }
+    return SHOAL_OK;
+}
+
 shoal_err_t shoal_waitall(shoal_handle_t *handles, size_t n) {
     SHOAL_ENTER("shoal_waitall");
     if (!handles && n) return shoal__fail(SHOAL_ERR_INVAL, "NULL handle array");
     for (size_t i = 0; i < n; i++) SHOAL_TRY(check_handle(handles[i]));
+    /* All local completions first, then the remote completions, deduplicated. */
+    for (size_t i = 0; i < n; i++)
+        if (handles[i] && !handles[i]->done)
+            SHOAL_MPI(MPI_Wait(&handles[i]->req, MPI_STATUS_IGNORE));
+    SHOAL_TRY(flush_puts_once(handles, n));
     for (size_t i = 0; i < n; i++) {
-        if (!handles[i]) continue;
-        SHOAL_TRY(handle_finish(handles[i]));
+        /* the magic test skips a handle listed twice (released on its first appearance) */
+        if (handles[i] && handles[i]->magic == HANDLE_MAGIC) handle_release(handles[i]);
         handles[i] = SHOAL_HANDLE_NULL;
     }
     return SHOAL_OK;

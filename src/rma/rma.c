@@ -14,6 +14,28 @@
 static inline void copy_bytes(void *dst, const void *src, size_t n) {
     const char *s = src;
     char *d = dst;
+    /* Word-sized copies inline as one load and one store: no library call on the latency path
+     * (shoal_put of 8 B cost 1.95x of a bare store + fence with the call). (GCC inlines a
+     * small constant memmove as loads then stores.) */
+    switch (n) {
+    case 1:
+        *d = *s;
+        return;
+    case 2:
+        memmove(d, s, 2);
+        return;
+    case 4:
+        memmove(d, s, 4);
+        return;
+    case 8:
+        memmove(d, s, 8);
+        return;
+    case 16:
+        memmove(d, s, 16);
+        return;
+    default:
+        break;
+    }
     if (s < d + n && d < s + n)
         memmove(d, s, n); /* a unit copying within its own memory */
     else

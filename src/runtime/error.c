@@ -3,7 +3,7 @@
 
 #include "runtime.h"
 
-_Thread_local const char *shoal__current_call = "shoal";
+_Thread_local const char *shoal__current_call __attribute__((tls_model("initial-exec"))) = "shoal";
 
 const char *shoal_strerror(shoal_err_t err) {
     switch (err) {
