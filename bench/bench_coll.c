@@ -83,7 +83,7 @@ static const coll_kind_t ckind[NK] = {COLL_BARRIER,  COLL_BROADCAST, COLL_COLLEC
 /* Without the registry: the algorithms of this version (unknown names are skipped). */
 static const char *const known_algos[NK][MAX_ALGOS] = {
     {"linear", "dissemination", "kary_tree", "knomial_tree", NULL},
-    {"linear", "kary", "knomial", "vandegeijn", NULL},
+    {"linear", "eager", "kary", "knomial", "vandegeijn", NULL},
     {"linear", "recursive_doubling", "ring", "bruck", "bruck_norotate", NULL},
     {"linear", "recursive_doubling", "ring", "bruck", "bruck_norotate", "neighbor_exchange", NULL},
     {"shift", "xor_pairwise", "color_pairwise", "shift_barrier", "xor_pairwise_barrier",

@@ -1,5 +1,6 @@
 /* Broadcast algorithms. */
 #include "coll.h"
+#include "rma/rma.h"
 #include "tree.h"
 
 /* Linear (as SHCOLL): the root says its src is ready, every other member gets the data from the
@@ -20,6 +21,39 @@ static shoal_err_t bcast_linear(coll_args_t *a) {
     SHOAL_TRY(coll_wait(a, W_DATA(a->root, a->p), 1));
     SHOAL_TRY(coll_get(a, a->dlocal, a->root, BUF_SRC, 0, a->nbytes));
     return coll_signal(a, a->root, W_DATA(a->me, a->p));
+}
+
+/* ---- Eager (small messages) ----
+ * The synchronised algorithms cost at least a round trip per call: a writer waits for the
+ * receiver's READY (or the root for DONE), so back-to-back broadcasts never overlap. Here the
+ * root puts the message into a slot of each receiver's coll area instead of its dest, and goes:
+ * the receiver copies it out when it arrives. Two slots per member, used by eager call parity
+ * (every member counts the team's eager calls, ct->eager_seq, identically), so the root of call e
+ * only waits for the receiver to have finished call e - 2 (W_EAGER_DONE >= e - 1, read at the
+ * receiver: the next writer of a slot is not known when it is emptied, so nobody is told). Each
+ * member adds 1 to its own W_EAGER_DONE when it leaves an eager call, root or not. The slot's
+ * data signal is per parity: calls e and e + 2 are ordered by that wait, while call e + 1 (maybe
+ * another root) could signal before call e's data is complete. */
+static shoal_err_t bcast_eager(coll_args_t *a) {
+    uint64_t e = a->ct->eager_seq++;
+    int parity = (int)(e & 1);
+    size_t slot = (size_t)parity * COLL_EAGER_SLOT, n = a->nbytes;
+    if (a->me == a->root) {
+        for (int32_t i = 1; i < a->p; i++) {
+            int32_t r = (a->root + i) % a->p;
+            if (e >= 2) {
+                shoal_target_t done = coll_word(a, r, W_EAGER_DONE(a->p));
+                SHOAL_TRY(shoal__wait_word(&done, SHOAL_CMP_GE, e - 1, NULL));
+            }
+            SHOAL_TRY(
+                coll_put_signal(a, r, BUF_EAGER, slot, a->slocal, n, W_EAGER_DATA(parity, a->p)));
+        }
+        coll_copy_local(a->dlocal, a->slocal, n);
+    } else {
+        SHOAL_TRY(coll_wait(a, W_EAGER_DATA(parity, a->p), 1));
+        coll_copy_local(a->dlocal, coll_local(a, BUF_EAGER, slot), n);
+    }
+    return coll_signal(a, a->me, W_EAGER_DONE(a->p));
 }
 
 /* ---- Tree broadcasts (SHCOLL 5.3) ----
@@ -157,6 +191,8 @@ static shoal_err_t bcast_vandegeijn(coll_args_t *a) {
 const coll_algo_t coll_bcast_algos[] = {
     {COLL_BROADCAST, "linear", 0, 0, 0, 0, 0, NULL, bcast_linear,
      "every member gets the data from the root"},
+    {COLL_BROADCAST, "eager", NEEDS_EAGER_SIZE, 0, 0, 0, 0, NULL, bcast_eager,
+     "the root puts the message into a slot of each member's area and goes (up to 4 KiB)"},
     {COLL_BROADCAST, "kary", 0, 0, 2, 32, 2, NULL, bcast_kary,
      "the root pushes down a k-ary tree (pipelined in seg= segments)"},
     {COLL_BROADCAST, "knomial", 0, 0, 2, 32, 2, NULL, bcast_knomial,

@@ -25,8 +25,8 @@ shoal_err_t shoal__coll_team_init(team_t *t) {
     /* Sized from the team size now, once: signal words for p members, then the scratch. */
     ct->sig_bytes = ((size_t)ct->nwords * 8 + PAGE - 1) / PAGE * PAGE;
     ct->scratch_bytes = shoal__rt.coll_scratch;
-    shoal_err_t err =
-        shoal__segment_create(t, ct->sig_bytes + ct->scratch_bytes, SEG_INTERNAL, &ct->seg);
+    shoal_err_t err = shoal__segment_create(
+        t, ct->sig_bytes + ct->scratch_bytes + 2 * COLL_EAGER_SLOT, SEG_INTERNAL, &ct->seg);
     if (err != SHOAL_OK) {
         free(ct->expected);
         free(ct);
@@ -50,10 +50,10 @@ shoal_err_t shoal__coll_team_finalize(team_t *t) {
  * validated the extents, and symmetric parts have the same size on every member). */
 static shoal_target_t target(coll_args_t *a, int32_t peer, coll_buf_t buf, size_t off) {
     shoal_target_t t;
-    if (buf == BUF_SCRATCH) {
+    if (buf == BUF_SCRATCH || buf == BUF_EAGER) {
         t.seg = a->ct->seg;
         t.rank = peer;
-        t.disp = (MPI_Aint)(a->ct->sig_bytes + off);
+        t.disp = (MPI_Aint)(a->ct->sig_bytes + (buf == BUF_EAGER ? a->ct->scratch_bytes : 0) + off);
     } else {
         t.seg = buf == BUF_DEST ? a->dseg : a->sseg;
         t.rank = t.seg->team->rel_of_abs[a->team->abs_of_rel[peer]];
@@ -63,14 +63,14 @@ static shoal_target_t target(coll_args_t *a, int32_t peer, coll_buf_t buf, size_
     return t;
 }
 
-static shoal_target_t word(coll_args_t *a, int32_t member, int32_t w) {
+shoal_target_t coll_word(coll_args_t *a, int32_t member, int32_t w) {
     shoal_target_t t = {a->ct->seg, NULL, member, (MPI_Aint)w * 8};
     if (t.seg->direct[member]) t.addr = t.seg->direct[member] + t.disp;
     return t;
 }
 
 shoal_err_t coll_signal(coll_args_t *a, int32_t peer, int32_t w) {
-    shoal_target_t t = word(a, peer, w);
+    shoal_target_t t = coll_word(a, peer, w);
     uint64_t one = 1;
     return shoal__amo(&t, AMO_OP, SHOAL_OP_SUM, SHOAL_UINT64, &one, NULL, NULL);
 }
@@ -78,7 +78,7 @@ shoal_err_t coll_signal(coll_args_t *a, int32_t peer, int32_t w) {
 shoal_err_t coll_wait(coll_args_t *a, int32_t w, uint64_t n) {
     if (!n) return SHOAL_OK;
     a->ct->expected[w] += n;
-    shoal_target_t t = word(a, a->me, w);
+    shoal_target_t t = coll_word(a, a->me, w);
     return shoal__wait_word(&t, SHOAL_CMP_GE, a->ct->expected[w], NULL);
 }
 
@@ -90,6 +90,8 @@ char *coll_local(coll_args_t *a, coll_buf_t buf, size_t off) {
         return a->slocal + off;
     case BUF_SCRATCH:
         return a->ct->seg->my_base + a->ct->sig_bytes + off;
+    case BUF_EAGER:
+        return a->ct->seg->my_base + a->ct->sig_bytes + a->ct->scratch_bytes + off;
     }
     return NULL;
 }

@@ -38,13 +38,14 @@ typedef enum {
 } coll_kind_t;
 
 /* Which buffer of a member an operation addresses. */
-typedef enum { BUF_DEST = 0, BUF_SRC = 1, BUF_SCRATCH = 2 } coll_buf_t;
+typedef enum { BUF_DEST = 0, BUF_SRC = 1, BUF_SCRATCH = 2, BUF_EAGER = 3 } coll_buf_t;
 
 typedef struct coll_team {
     segment_t *seg;       /* signal words + scratch, one part per member */
     size_t sig_bytes;     /* bytes of signal words at the start of each part */
     size_t scratch_bytes; /* scratch bytes after them */
     uint64_t seq;         /* collectives called on this team so far */
+    uint64_t eager_seq;   /* eager broadcasts called on this team so far */
     uint64_t *expected;   /* [nwords] signals consumed per word */
     int32_t nwords;
     const char *last_algo; /* name of the algorithm the last call ran */
@@ -57,7 +58,12 @@ typedef struct coll_team {
 #define COLL_ROUNDS                63
 #define W_SIZES(p)                 (2 * (p) + COLL_ROUNDS) /* collect: a member's size arrived */
 #define SIZES_WORD(parity, rel, p) (2 * (p) + 64 + (parity) * (p) + (rel)) /* size slots */
-#define COLL_NWORDS(p)             (4 * (p) + 64)
+#define W_EAGER_DATA(parity, p)    (4 * (p) + 64 + (parity)) /* eager slot `parity` filled */
+#define W_EAGER_DONE(p)            (4 * (p) + 66) /* eager calls this member has finished */
+#define COLL_NWORDS(p)             (4 * (p) + 67)
+
+/* Eager broadcast: two slots per member (call parity) after the scratch, for small messages. */
+#define COLL_EAGER_SLOT ((size_t)4096)
 
 typedef struct coll_args {
     coll_kind_t kind;
@@ -85,10 +91,11 @@ typedef struct coll_args {
 } coll_args_t;
 
 /* Applicability flags. */
-#define NEEDS_POW2           0x1u /* team size a power of two */
-#define NEEDS_EVEN           0x2u /* team size even */
-#define NEEDS_COUNT_GE_UNITS 0x4u /* reductions: count >= team size */
-#define NEEDS_NO_INPLACE     0x8u /* dest and src must differ */
+#define NEEDS_POW2           0x1u  /* team size a power of two */
+#define NEEDS_EVEN           0x2u  /* team size even */
+#define NEEDS_COUNT_GE_UNITS 0x4u  /* reductions: count >= team size */
+#define NEEDS_NO_INPLACE     0x8u  /* dest and src must differ */
+#define NEEDS_EAGER_SIZE     0x10u /* message fits an eager slot (COLL_EAGER_SLOT) */
 
 typedef struct coll_algo {
     coll_kind_t kind;
@@ -118,6 +125,8 @@ void coll_select_finalize(void);
 /* ---- Team area and point-to-point helpers (area.c) ---- */
 shoal_err_t shoal__coll_team_init(team_t *team);
 shoal_err_t shoal__coll_team_finalize(team_t *team);
+/* Word w of member `member`, as a target for the RMA layer's atomics and waits. */
+shoal_target_t coll_word(coll_args_t *a, int32_t member, int32_t w);
 /* Adds 1 to word w of member peer. */
 shoal_err_t coll_signal(coll_args_t *a, int32_t peer, int32_t w);
 /* Waits until my word w has brought n more signals than consumed so far; consumes them. */

@@ -74,6 +74,8 @@ const char *coll_not_applicable(const coll_algo_t *g, const coll_args_t *a, int 
         return "needs at least as many elements as units";
     if ((g->needs & NEEDS_NO_INPLACE) && a->dseg == a->sseg && a->doff == a->soff)
         return "cannot run in place (dest == src)";
+    if ((g->needs & NEEDS_EAGER_SIZE) && a->msg_bytes > COLL_EAGER_SLOT)
+        return "message larger than an eager slot (4 KiB)";
     if (g->max_team_size && p > g->max_team_size) return "team too large for it";
     if (g->radix_max && (radix < g->radix_min || radix > g->radix_max))
         return "radix out of its range";
@@ -248,7 +250,7 @@ static const struct {
     const char *rule;
 } defaults[] = {
     {COLL_BARRIER, "dissemination"},
-    {COLL_BROADCAST, "linear@bytes=-65535,units=1-2"},
+    {COLL_BROADCAST, "eager@bytes=-4096,units=1-8"},
     {COLL_BROADCAST, "vandegeijn@bytes=65536-,units=3-"},
     {COLL_BROADCAST, "knomial:radix=2"},
     {COLL_BROADCAST, "linear"},
@@ -264,10 +266,12 @@ static const struct {
     {COLL_ALLTOALLS, "xor_pairwise"},
     {COLL_ALLTOALLS, "color_pairwise"},
     {COLL_ALLTOALLS, "shift"},
+    {COLL_REDUCE, "linear@bytes=-32768,units=1-2"},
     {COLL_REDUCE, "recursive_doubling@bytes=-65535"},
     {COLL_REDUCE, "rabenseifner"},
     {COLL_REDUCE, "recursive_doubling"},
     {COLL_REDUCE, "linear"},
+    {COLL_SCAN, "linear@bytes=2048-32768,units=1-2"},
     {COLL_SCAN, "recursive_doubling"},
     {COLL_SCAN, "linear"},
 };

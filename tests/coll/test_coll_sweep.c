@@ -105,7 +105,9 @@ static int force(const coll_algo_t *g, int radix) {
     return e == SHOAL_OK;
 }
 
-static int applies(const coll_algo_t *g, const shape_t *s, int radix, size_t count, int inplace) {
+/* count: elements (reductions); bytes: the message size the selector keys on */
+static int applies(const coll_algo_t *g, const shape_t *s, int radix, size_t count, size_t bytes,
+                   int inplace) {
     team_t *t = NULL;
     shoal__team_get(s->team, &t);
     coll_args_t a;
@@ -114,6 +116,7 @@ static int applies(const coll_algo_t *g, const shape_t *s, int radix, size_t cou
     a.p = s->p;
     a.ct = t->coll;
     a.count = count;
+    a.msg_bytes = bytes;
     a.dseg = (segment_t *)1;
     a.sseg = inplace ? (segment_t *)1 : (segment_t *)2;
     return coll_not_applicable(g, &a, radix) == NULL;
@@ -155,7 +158,7 @@ static void sweep_kind(const shape_t *s, coll_kind_t kind, const size_t *sizes, 
                                                          : rk == 1 ? s->p - 1
                                                                    : s->p / 2);
                             int inplace = (it_seed + rk) % 2;
-                            if (!applies(g, s, rads[ri], 0, inplace)) continue;
+                            if (!applies(g, s, rads[ri], 0, n, inplace)) continue;
                             fill_src(s, n, it_seed + rk);
                             if (inplace) memcpy(dloc, sloc, n);
                             memset(dloc + n, 0x5a, 64); /* canary after the message */
@@ -181,7 +184,7 @@ static void sweep_kind(const shape_t *s, coll_kind_t kind, const size_t *sizes, 
                     }
                     case COLL_COLLECT:
                     case COLL_FCOLLECT: {
-                        if (!applies(g, s, rads[ri], 0, 0)) break;
+                        if (!applies(g, s, rads[ri], 0, n, 0)) break;
                         /* collect: member m gives (n + m * 3) % (n + 5) bytes (some give 0) */
                         size_t total = 0, mine = 0;
                         for (int m = 0; m < s->p; m++) {
@@ -214,7 +217,7 @@ static void sweep_kind(const shape_t *s, coll_kind_t kind, const size_t *sizes, 
                     }
                     case COLL_ALLTOALL:
                     case COLL_ALLTOALLS: {
-                        if (!applies(g, s, rads[ri], 0, 0)) break;
+                        if (!applies(g, s, rads[ri], 0, n, 0)) break;
                         if (kind == COLL_ALLTOALL) {
                             size_t blk = n / (size_t)s->p + 1;
                             if (blk * (size_t)s->p > MAXBUF / 2) break;
@@ -287,7 +290,7 @@ static void sweep_kind(const shape_t *s, coll_kind_t kind, const size_t *sizes, 
                                 continue;
                             size_t ts = shoal_type_size(t), count = n / ts;
                             int inplace = kind == COLL_REDUCE && (it_seed + c) % 2;
-                            if (!applies(g, s, rads[ri], count, inplace)) continue;
+                            if (!applies(g, s, rads[ri], count, n, inplace)) continue;
                             int incl = (it_seed + c) % 2;
                             char one[16];
                             for (size_t k = 0; k < count; k++) {

@@ -1,0 +1,113 @@
+/* Back-to-back collectives with the default selection, mixed kinds and roots: the eager broadcast
+ * lets a root run ahead of the receivers (it only waits for call e - 2 to be consumed), so this
+ * test hammers exactly that: consecutive broadcasts from changing roots, of changing sizes up to
+ * the eager slot and just past it, interleaved with reductions and fcollects that use the team's
+ * scratch and signal words, with a member that is made late now and then. Every result is
+ * checked against a reference.
+ * Usage: test_coll_mixed [iterations] (default 2000). */
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "shoal.h"
+
+static int failures;
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            if (failures++ < 10) {                                                                 \
+                fprintf(stderr, "unit %d: FAILED: ", (int)me);                                     \
+                fprintf(stderr, __VA_ARGS__);                                                      \
+                fprintf(stderr, "\n");                                                             \
+            }                                                                                      \
+        }                                                                                          \
+    } while (0)
+
+static shoal_unit_t me, p;
+
+static unsigned char byte_of(int iter, int root, size_t i) {
+    return (unsigned char)(iter * 31 + root * 7 + i * 13 + 1);
+}
+
+/* Sizes: mostly small (eager), some at the slot size and just past it (another algorithm). */
+static size_t size_of(int iter) {
+    static const size_t sizes[] = {8, 1, 0, 64, 4096, 4097, 1000, 8, 16, 12000};
+    return sizes[iter % 10];
+}
+
+int main(int argc, char **argv) {
+    if (shoal_init(&argc, &argv) != SHOAL_OK) return 1;
+    int iters = argc > 1 ? atoi(argv[1]) : 2000;
+    shoal_myid(&me);
+    shoal_size(&p);
+    const size_t max = 12000;
+    shoal_gptr_t dbuf, sbuf, rd, rs, fd, fs;
+    if (shoal_team_memalloc(SHOAL_TEAM_ALL, max + 64, &dbuf) ||
+        shoal_team_memalloc(SHOAL_TEAM_ALL, max, &sbuf) ||
+        shoal_team_memalloc(SHOAL_TEAM_ALL, 2 * sizeof(double), &rd) ||
+        shoal_team_memalloc(SHOAL_TEAM_ALL, 2 * sizeof(double), &rs) ||
+        shoal_team_memalloc(SHOAL_TEAM_ALL, 8 * (size_t)p, &fd) ||
+        shoal_team_memalloc(SHOAL_TEAM_ALL, 8, &fs)) {
+        fprintf(stderr, "allocation failed\n");
+        return 1;
+    }
+    unsigned char *d, *s;
+    double *rdl, *rsl;
+    uint64_t *fdl, *fsl;
+    shoal_gptr_getaddr(shoal_gptr_setunit(dbuf, me), (void **)&d);
+    shoal_gptr_getaddr(shoal_gptr_setunit(sbuf, me), (void **)&s);
+    shoal_gptr_getaddr(shoal_gptr_setunit(rd, me), (void **)&rdl);
+    shoal_gptr_getaddr(shoal_gptr_setunit(rs, me), (void **)&rsl);
+    shoal_gptr_getaddr(shoal_gptr_setunit(fd, me), (void **)&fdl);
+    shoal_gptr_getaddr(shoal_gptr_setunit(fs, me), (void **)&fsl);
+    srand(1234 + me);
+    for (int it = 0; it < iters && failures < 10; it++) {
+        int root = (it * 7 + it / 3) % p;
+        size_t n = size_of(it);
+        if (me == root)
+            for (size_t i = 0; i < n; i++) s[i] = byte_of(it, root, i);
+        memset(d, 0xee, n + 64);
+        if (rand() % 8 == 0) { /* a late member: the others run ahead into the next calls */
+            struct timespec ts = {0, 100000};
+            nanosleep(&ts, NULL);
+        }
+        shoal_err_t e = shoal_broadcast(SHOAL_TEAM_ALL, dbuf, sbuf, n, root);
+        CHECK(e == SHOAL_OK, "broadcast it=%d n=%zu root=%d: error %d", it, n, root, (int)e);
+        for (size_t i = 0; i < n; i++)
+            if (d[i] != byte_of(it, root, i)) {
+                CHECK(0, "broadcast it=%d n=%zu root=%d: byte %zu is %d, expected %d", it, n, root,
+                      i, d[i], byte_of(it, root, i));
+                break;
+            }
+        for (int i = 0; i < 64; i++)
+            if (d[n + i] != 0xee) {
+                CHECK(0, "broadcast it=%d n=%zu: wrote past the end", it, n);
+                break;
+            }
+        if (it % 16 == 15) { /* a reduction between broadcasts (scratch and signal words) */
+            rsl[0] = it + me;
+            rsl[1] = me * 0.5;
+            e = shoal_reduce(SHOAL_TEAM_ALL, rd, rs, 2, SHOAL_TYPE_DOUBLE, SHOAL_RED_SUM);
+            CHECK(e == SHOAL_OK, "reduce it=%d: error %d", it, (int)e);
+            double want0 = (double)it * p + (double)p * (p - 1) / 2, want1 = 0.25 * p * (p - 1);
+            CHECK(rdl[0] == want0 && rdl[1] == want1, "reduce it=%d: %g %g, expected %g %g", it,
+                  rdl[0], rdl[1], want0, want1);
+        }
+        if (it % 16 == 7) { /* an fcollect */
+            *fsl = (uint64_t)it * 1000 + (uint64_t)me;
+            e = shoal_fcollect(SHOAL_TEAM_ALL, fd, fs, 8);
+            CHECK(e == SHOAL_OK, "fcollect it=%d: error %d", it, (int)e);
+            for (int r = 0; r < p; r++)
+                CHECK(fdl[r] == (uint64_t)it * 1000 + (uint64_t)r, "fcollect it=%d: slot %d", it,
+                      r);
+        }
+    }
+    shoal_barrier(SHOAL_TEAM_ALL);
+    if (me == 0 && !failures) printf("test_coll_mixed: %d iterations on %d units: OK\n", iters, p);
+    int rc = failures ? 1 : 0;
+    shoal_finalize();
+    return rc;
+}
