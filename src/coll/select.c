@@ -267,7 +267,7 @@ static const struct {
     {COLL_ALLTOALLS, "color_pairwise"},
     {COLL_ALLTOALLS, "shift"},
     {COLL_REDUCE, "linear@bytes=-32768,units=1-2"},
-    {COLL_REDUCE, "recursive_doubling@bytes=-65535"},
+    {COLL_REDUCE, "recursive_doubling@bytes=-8191"},
     {COLL_REDUCE, "rabenseifner"},
     {COLL_REDUCE, "recursive_doubling"},
     {COLL_REDUCE, "linear"},
