@@ -631,8 +631,8 @@ int main(int argc, char **argv) {
     for (int i = 0; i < nrows; i++)
         failed |= !rows[i].zok || !rows[i].same_bits || !rows[i].same_sum || !rows[i].serial_ok;
     if (me == 0) {
-        printf("# miniGhost-style 7-point stencil: MPI vs ZCom (%s, %d processes%s)\n\n",
-               mpi_name(), np, over ? ", OVERSUBSCRIBED" : "");
+        printf("# miniGhost-style 7-point stencil: MPI vs ZCom (%s, %d process%s%s)\n\n",
+               mpi_name(), np, np == 1 ? "" : "es", over ? ", OVERSUBSCRIBED" : "");
         printf("3-D grid in blocks over a %d x %d x %d process grid, one-cell halos, %d steps: "
                "exchange the faces with the neighbours, then the 7-point average (7 flops per "
                "cell). MPI: Irecv/pack/Isend/Waitall/unpack per face. ZCom: each process copies "
@@ -647,7 +647,7 @@ int main(int argc, char **argv) {
                              "exposed ones"
                            : "both variants compute on the same arrays (the ZCom-exposed pages)");
         printf("- MPI library: %s\n", mpi_name());
-        printf("- %d processes on %ld online cores%s\n", np, cores,
+        printf("- %d process%s on %ld online cores%s\n", np, np == 1 ? "" : "es", cores,
                over ? ": OVERSUBSCRIBED (more processes than cores: the figures are dominated by "
                       "scheduling)"
                     : "");
@@ -689,11 +689,11 @@ int main(int argc, char **argv) {
         for (int i = 0; i < nrows; i++) {
             row_t *r = &rows[i];
             double cells = (double)r->g[0] * r->g[1] * r->g[2];
-            printf("- %s scaling, %d processes%s, %ld x %ld x %ld: MPI %.3f ms/step (%.1f "
+            printf("- %s scaling, %d process%s%s, %ld x %ld x %ld: MPI %.3f ms/step (%.1f "
                    "Mcells/s), ZCom %.3f ms/step (%.1f Mcells/s), ZCom speed-up %.2fx, %s\n",
-                   r->mode, np, over ? " (OVERSUBSCRIBED)" : "", r->g[0], r->g[1], r->g[2],
-                   r->mpi.t_step * 1e3, cells * 1e-6 / r->mpi.t_step, r->zc.t_step * 1e3,
-                   cells * 1e-6 / r->zc.t_step, r->mpi.t_step / r->zc.t_step,
+                   r->mode, np, np == 1 ? "" : "es", over ? " (OVERSUBSCRIBED)" : "", r->g[0],
+                   r->g[1], r->g[2], r->mpi.t_step * 1e3, cells * 1e-6 / r->mpi.t_step,
+                   r->zc.t_step * 1e3, cells * 1e-6 / r->zc.t_step, r->mpi.t_step / r->zc.t_step,
                    r->zok && r->same_bits && r->same_sum && r->serial_ok ? "checksums agree"
                                                                          : "VERIFICATION FAILED");
         }
