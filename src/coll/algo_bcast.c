@@ -1,4 +1,6 @@
 /* Broadcast algorithms. */
+#include <string.h>
+
 #include "coll.h"
 #include "rma/rma.h"
 #include "tree.h"
@@ -26,34 +28,58 @@ static shoal_err_t bcast_linear(coll_args_t *a) {
 /* ---- Eager (small messages) ----
  * The synchronised algorithms cost at least a round trip per call: a writer waits for the
  * receiver's READY (or the root for DONE), so back-to-back broadcasts never overlap. Here the
- * root puts the message into a slot of each receiver's coll area instead of its dest, and goes:
- * the receiver copies it out when it arrives. Two slots per member, used by eager call parity
- * (every member counts the team's eager calls, ct->eager_seq, identically), so the root of call e
- * only waits for the receiver to have finished call e - 2 (W_EAGER_DONE >= e - 1, read at the
- * receiver: the next writer of a slot is not known when it is emptied, so nobody is told). Each
- * member adds 1 to its own W_EAGER_DONE when it leaves an eager call, root or not. The slot's
- * data signal is per parity: calls e and e + 2 are ordered by that wait, while call e + 1 (maybe
- * another root) could signal before call e's data is complete. */
+ * root puts the message into a slot of each receiver's coll area instead of its dest, then the
+ * slot's flag (call number + 1), and goes; the receiver waits for the flag in its own slot and
+ * copies the message out. Every member counts the team's eager calls (ct->eager_seq)
+ * identically; call e uses slot e mod K (K = COLL_EAGER_SLOTS), so the root of call e only needs
+ * the receiver to have finished call e - K: its W_EAGER_DONE >= e - K + 1. That word is read at
+ * the receiver (the next writer of a slot is not known when it is emptied, so nobody is told),
+ * and only when the value last read (ct->eager_done) is too old: in steady state a root reads it
+ * once every few calls. Each member stores its W_EAGER_DONE when it leaves an eager call, root
+ * or not. Per call the root touches one remote cache line per receiver for a message of up to
+ * 56 B (flag and data share it); the receiver pulls that line once. */
+static shoal_target_t eager_flag(coll_args_t *a, int32_t member, uint64_t e) {
+    shoal_target_t t = {a->ct->seg, NULL, member,
+                        (MPI_Aint)(a->ct->sig_bytes + a->ct->scratch_bytes +
+                                   (e % COLL_EAGER_SLOTS) * COLL_EAGER_SLOT_STRIDE)};
+    if (t.seg->direct[member]) t.addr = t.seg->direct[member] + t.disp;
+    return t;
+}
+
 static shoal_err_t bcast_eager(coll_args_t *a) {
-    uint64_t e = a->ct->eager_seq++;
-    int parity = (int)(e & 1);
-    size_t slot = (size_t)parity * COLL_EAGER_SLOT, n = a->nbytes;
+    coll_team_t *ct = a->ct;
+    uint64_t e = ct->eager_seq++, flag = e + 1;
+    size_t data = (e % COLL_EAGER_SLOTS) * COLL_EAGER_SLOT_STRIDE + 8, n = a->nbytes;
     if (a->me == a->root) {
         for (int32_t i = 1; i < a->p; i++) {
             int32_t r = (a->root + i) % a->p;
-            if (e >= 2) {
+            if (e >= COLL_EAGER_SLOTS && ct->eager_done[r] < e - COLL_EAGER_SLOTS + 1) {
                 shoal_target_t done = coll_word(a, r, W_EAGER_DONE(a->p));
-                SHOAL_TRY(shoal__wait_word(&done, SHOAL_CMP_GE, e - 1, NULL));
+                SHOAL_TRY(shoal__wait_word(&done, SHOAL_CMP_GE, e - COLL_EAGER_SLOTS + 1,
+                                           &ct->eager_done[r]));
             }
-            SHOAL_TRY(
-                coll_put_signal(a, r, BUF_EAGER, slot, a->slocal, n, W_EAGER_DATA(parity, a->p)));
+            shoal_target_t f = eager_flag(a, r, e);
+            if (f.addr) { /* direct: the copy, then the flag with a release store; no full
+                           * fence, so the root does not stall until the lines reach r */
+                memcpy(f.addr + 8, a->slocal, n);
+                __atomic_store_n((uint64_t *)(void *)f.addr, flag, __ATOMIC_RELEASE);
+                continue;
+            }
+            SHOAL_TRY(coll_put(a, r, BUF_EAGER, data, a->slocal, n)); /* complete, then the flag */
+            SHOAL_TRY(shoal__amo(&f, AMO_STORE, SHOAL_OP_SUM, SHOAL_UINT64, &flag, NULL, NULL));
         }
         coll_copy_local(a->dlocal, a->slocal, n);
     } else {
-        SHOAL_TRY(coll_wait(a, W_EAGER_DATA(parity, a->p), 1));
-        coll_copy_local(a->dlocal, coll_local(a, BUF_EAGER, slot), n);
+        shoal_target_t f = eager_flag(a, a->me, e);
+        SHOAL_TRY(shoal__wait_word(&f, SHOAL_CMP_GE, flag, NULL));
+        coll_copy_local(a->dlocal, coll_local(a, BUF_EAGER, data), n);
     }
-    return coll_signal(a, a->me, W_EAGER_DONE(a->p));
+    shoal_target_t done = coll_word(a, a->me, W_EAGER_DONE(a->p));
+    if (done.addr) { /* release: my copy out of the slot is done before the slot is reused */
+        __atomic_store_n((uint64_t *)(void *)done.addr, flag, __ATOMIC_RELEASE);
+        return SHOAL_OK;
+    }
+    return shoal__amo(&done, AMO_STORE, SHOAL_OP_SUM, SHOAL_UINT64, &flag, NULL, NULL);
 }
 
 /* ---- Tree broadcasts (SHCOLL 5.3) ----

@@ -13,11 +13,15 @@ shoal_err_t shoal__coll_team_init(team_t *t) {
     if (ok) {
         ct->nwords = COLL_NWORDS(t->size);
         ct->expected = calloc((size_t)ct->nwords, sizeof *ct->expected);
-        ok = ct->expected != NULL;
+        ct->eager_done = calloc((size_t)t->size, sizeof *ct->eager_done);
+        ok = ct->expected != NULL && ct->eager_done != NULL;
     }
     SHOAL_MPI(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, t->comm));
     if (!all_ok) {
-        if (ct) free(ct->expected);
+        if (ct) {
+            free(ct->expected);
+            free(ct->eager_done);
+        }
         free(ct);
         return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory for team %d's coll area",
                            (int)t->id);
@@ -26,9 +30,11 @@ shoal_err_t shoal__coll_team_init(team_t *t) {
     ct->sig_bytes = ((size_t)ct->nwords * 8 + PAGE - 1) / PAGE * PAGE;
     ct->scratch_bytes = shoal__rt.coll_scratch;
     shoal_err_t err = shoal__segment_create(
-        t, ct->sig_bytes + ct->scratch_bytes + 2 * COLL_EAGER_SLOT, SEG_INTERNAL, &ct->seg);
+        t, ct->sig_bytes + ct->scratch_bytes + COLL_EAGER_SLOTS * COLL_EAGER_SLOT_STRIDE,
+        SEG_INTERNAL, &ct->seg);
     if (err != SHOAL_OK) {
         free(ct->expected);
+        free(ct->eager_done);
         free(ct);
         return err;
     }
@@ -41,6 +47,7 @@ shoal_err_t shoal__coll_team_finalize(team_t *t) {
     if (!ct) return SHOAL_OK;
     shoal_err_t err = ct->seg ? shoal__segment_free(ct->seg) : SHOAL_OK;
     free(ct->expected);
+    free(ct->eager_done);
     free(ct);
     t->coll = NULL;
     return err;

@@ -46,6 +46,7 @@ typedef struct coll_team {
     size_t scratch_bytes; /* scratch bytes after them */
     uint64_t seq;         /* collectives called on this team so far */
     uint64_t eager_seq;   /* eager broadcasts called on this team so far */
+    uint64_t *eager_done; /* [p] each member's W_EAGER_DONE as last read (only ever grows) */
     uint64_t *expected;   /* [nwords] signals consumed per word */
     int32_t nwords;
     const char *last_algo; /* name of the algorithm the last call ran */
@@ -58,12 +59,15 @@ typedef struct coll_team {
 #define COLL_ROUNDS                63
 #define W_SIZES(p)                 (2 * (p) + COLL_ROUNDS) /* collect: a member's size arrived */
 #define SIZES_WORD(parity, rel, p) (2 * (p) + 64 + (parity) * (p) + (rel)) /* size slots */
-#define W_EAGER_DATA(parity, p)    (4 * (p) + 64 + (parity)) /* eager slot `parity` filled */
-#define W_EAGER_DONE(p)            (4 * (p) + 66) /* eager calls this member has finished */
-#define COLL_NWORDS(p)             (4 * (p) + 67)
+#define W_EAGER_DONE(p)            (4 * (p) + 64) /* eager calls this member has finished */
+#define COLL_NWORDS(p)             (4 * (p) + 65)
 
-/* Eager broadcast: two slots per member (call parity) after the scratch, for small messages. */
-#define COLL_EAGER_SLOT ((size_t)4096)
+/* Eager broadcast: COLL_EAGER_SLOTS slots per member after the scratch, used round robin by
+ * eager call number. A slot is an 8-byte flag (the call number + 1, stored after the data) and
+ * then up to COLL_EAGER_SLOT bytes of data, so a small message and its flag share a cache line. */
+#define COLL_EAGER_SLOTS       4
+#define COLL_EAGER_SLOT        ((size_t)4096)
+#define COLL_EAGER_SLOT_STRIDE (COLL_EAGER_SLOT + 64)
 
 typedef struct coll_args {
     coll_kind_t kind;
