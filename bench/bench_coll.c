@@ -85,11 +85,12 @@ static const char *const known_algos[NK][MAX_ALGOS] = {
     {"linear", "dissemination", "kary_tree", "knomial_tree", NULL},
     {"linear", "eager", "kary", "knomial", "vandegeijn", NULL},
     {"linear", "recursive_doubling", "ring", "bruck", "bruck_norotate", NULL},
-    {"linear", "recursive_doubling", "ring", "bruck", "bruck_norotate", "neighbor_exchange", NULL},
-    {"shift", "xor_pairwise", "color_pairwise", "shift_barrier", "xor_pairwise_barrier",
+    {"linear", "eager", "recursive_doubling", "ring", "bruck", "bruck_norotate",
+     "neighbor_exchange", NULL},
+    {"eager", "shift", "xor_pairwise", "color_pairwise", "shift_barrier", "xor_pairwise_barrier",
      "color_pairwise_barrier", NULL},
-    {"linear", "recursive_doubling", "rabenseifner", NULL},
-    {"linear", "recursive_doubling", NULL},
+    {"linear", "eager", "recursive_doubling", "rabenseifner", NULL},
+    {"linear", "eager", "recursive_doubling", NULL},
 };
 #endif
 

@@ -239,6 +239,9 @@ static shoal_err_t alltoall_color_barrier(coll_args_t *a) {
 }
 
 const coll_algo_t coll_alltoall_algos[] = {
+    {COLL_ALLTOALL, "eager", NEEDS_XCHG, 0, 0, 0, 0, NULL, coll_eager_alltoall,
+     "every member puts each block into a cell of its member's area and goes (up to 1080 B, 16 "
+     "units)"},
     {COLL_ALLTOALL, "shift", 0, 0, 0, 0, 0, NULL, alltoall_shift,
      "round r: send to me+r; counters"},
     {COLL_ALLTOALL, "xor_pairwise", NEEDS_POW2, 0, 0, 0, 0, NULL, alltoall_xor,

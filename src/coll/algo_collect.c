@@ -227,6 +227,9 @@ const int coll_collect_nalgos = sizeof coll_collect_algos / sizeof coll_collect_
 const coll_algo_t coll_fcollect_algos[] = {
     {COLL_FCOLLECT, "linear", 0, 0, 0, 0, 0, NULL, collect_linear,
      "every member puts its block to every member"},
+    {COLL_FCOLLECT, "eager", NEEDS_XCHG, 0, 0, 0, 0, NULL, coll_eager_fcollect,
+     "every member puts its block into a cell of every member's area and goes (up to 1080 B, 16 "
+     "units)"},
     {COLL_FCOLLECT, "recursive_doubling", NEEDS_POW2, 0, 0, 0, 0, NULL, collect_recursive_doubling,
      "log2 p rounds, exchange everything so far with i XOR 2^k"},
     {COLL_FCOLLECT, "ring", 0, 0, 0, 0, 0, NULL, collect_ring,

@@ -273,6 +273,10 @@ static size_t scratch_scan(const coll_args_t *a) {
 const coll_algo_t coll_reduce_algos[] = {
     {COLL_REDUCE, "linear", 0, 0, 0, 0, 0, NULL, reduce_linear,
      "every member gets every src and reduces in member order"},
+    {COLL_REDUCE, "eager", NEEDS_XCHG, 0, 0, 0, 0, NULL, coll_eager_reduce,
+     "every member puts its vector into a cell of every member's area; each reduces in member "
+     "order "
+     "(up to 1080 B, 16 units)"},
     {COLL_REDUCE, "recursive_doubling", 0, 0, 0, 0, 0, scratch_one, reduce_recursive_doubling,
      "log2 p' exchanges of the whole (chunked) vector; non-powers of two fold pairs first"},
     {COLL_REDUCE, "rabenseifner", NEEDS_COUNT_GE_UNITS, 0, 0, 0, 0, scratch_one,
@@ -284,6 +288,9 @@ const int coll_reduce_nalgos = sizeof coll_reduce_algos / sizeof coll_reduce_alg
 const coll_algo_t coll_scan_algos[] = {
     {COLL_SCAN, "linear", 0, 0, 0, 0, 0, NULL, scan_linear,
      "member i gets the src of members 0..i and sums in member order"},
+    {COLL_SCAN, "eager", NEEDS_XCHG, 0, 0, 0, 0, NULL, coll_eager_scan,
+     "every member puts its vector into a cell of each later member's area (up to 1080 B, 16 "
+     "units)"},
     {COLL_SCAN, "recursive_doubling", 0, 0, 0, 0, 0, scratch_scan, scan_recursive_doubling,
      "Hillis-Steele: ceil(log2 p) rounds, member i sends its partial sum to i + 2^k"},
 };

@@ -14,13 +14,15 @@ shoal_err_t shoal__coll_team_init(team_t *t) {
         ct->nwords = COLL_NWORDS(t->size);
         ct->expected = calloc((size_t)ct->nwords, sizeof *ct->expected);
         ct->eager_done = calloc((size_t)t->size, sizeof *ct->eager_done);
-        ok = ct->expected != NULL && ct->eager_done != NULL;
+        ct->xchg_done = calloc((size_t)t->size, sizeof *ct->xchg_done);
+        ok = ct->expected != NULL && ct->eager_done != NULL && ct->xchg_done != NULL;
     }
     SHOAL_MPI(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, t->comm));
     if (!all_ok) {
         if (ct) {
             free(ct->expected);
             free(ct->eager_done);
+            free(ct->xchg_done);
         }
         free(ct);
         return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory for team %d's coll area",
@@ -29,12 +31,16 @@ shoal_err_t shoal__coll_team_init(team_t *t) {
     /* Sized from the team size now, once: signal words for p members, then the scratch. */
     ct->sig_bytes = ((size_t)ct->nwords * 8 + PAGE - 1) / PAGE * PAGE;
     ct->scratch_bytes = shoal__rt.coll_scratch;
-    shoal_err_t err = shoal__segment_create(
-        t, ct->sig_bytes + ct->scratch_bytes + COLL_EAGER_SLOTS * COLL_EAGER_SLOT_STRIDE,
-        SEG_INTERNAL, &ct->seg);
+    size_t bytes = ct->sig_bytes + ct->scratch_bytes + COLL_EAGER_SLOTS * COLL_EAGER_SLOT_STRIDE;
+    if (t->size <= COLL_XCHG_UNITS) {
+        ct->xchg_off = bytes;
+        bytes += COLL_EAGER_SLOTS * (size_t)t->size * COLL_XCHG_CELL;
+    }
+    shoal_err_t err = shoal__segment_create(t, bytes, SEG_INTERNAL, &ct->seg);
     if (err != SHOAL_OK) {
         free(ct->expected);
         free(ct->eager_done);
+        free(ct->xchg_done);
         free(ct);
         return err;
     }
@@ -48,6 +54,7 @@ shoal_err_t shoal__coll_team_finalize(team_t *t) {
     shoal_err_t err = ct->seg ? shoal__segment_free(ct->seg) : SHOAL_OK;
     free(ct->expected);
     free(ct->eager_done);
+    free(ct->xchg_done);
     free(ct);
     t->coll = NULL;
     return err;

@@ -47,6 +47,9 @@ typedef struct coll_team {
     uint64_t seq;         /* collectives called on this team so far */
     uint64_t eager_seq;   /* eager broadcasts called on this team so far */
     uint64_t *eager_done; /* [p] each member's W_EAGER_DONE as last read (only ever grows) */
+    uint64_t xchg_seq;    /* eager exchanges called on this team so far */
+    uint64_t *xchg_done;  /* [p] each member's W_XCHG_DONE as last read */
+    size_t xchg_off;      /* where the exchange slots start in a member's part (0: none) */
     uint64_t *expected;   /* [nwords] signals consumed per word */
     int32_t nwords;
     const char *last_algo; /* name of the algorithm the last call ran */
@@ -60,7 +63,8 @@ typedef struct coll_team {
 #define W_SIZES(p)                 (2 * (p) + COLL_ROUNDS) /* collect: a member's size arrived */
 #define SIZES_WORD(parity, rel, p) (2 * (p) + 64 + (parity) * (p) + (rel)) /* size slots */
 #define W_EAGER_DONE(p)            (4 * (p) + 64) /* eager calls this member has finished */
-#define COLL_NWORDS(p)             (4 * (p) + 65)
+#define W_XCHG_DONE(p)             (4 * (p) + 65) /* eager exchanges this member has finished */
+#define COLL_NWORDS(p)             (4 * (p) + 66)
 
 /* Eager broadcast: COLL_EAGER_SLOTS slots per member after the scratch, used round robin by
  * eager call number. A slot is an 8-byte flag (the call number + 1, stored after the data) and
@@ -68,6 +72,13 @@ typedef struct coll_team {
 #define COLL_EAGER_SLOTS       4
 #define COLL_EAGER_SLOT        ((size_t)4096)
 #define COLL_EAGER_SLOT_STRIDE (COLL_EAGER_SLOT + 64)
+
+/* Eager exchange (eager.c: small fcollect, alltoall, reduce, scan): COLL_EAGER_SLOTS slots per
+ * member after the broadcast's, each with one cell per member of the team: an 8-byte flag, then
+ * up to COLL_XCHG_MAX bytes. Only teams of up to COLL_XCHG_UNITS have them. */
+#define COLL_XCHG_CELL  ((size_t)1088) /* 1 KiB messages, plus the flag */
+#define COLL_XCHG_MAX   (COLL_XCHG_CELL - 8)
+#define COLL_XCHG_UNITS 16
 
 typedef struct coll_args {
     coll_kind_t kind;
@@ -100,6 +111,7 @@ typedef struct coll_args {
 #define NEEDS_COUNT_GE_UNITS 0x4u  /* reductions: count >= team size */
 #define NEEDS_NO_INPLACE     0x8u  /* dest and src must differ */
 #define NEEDS_EAGER_SIZE     0x10u /* message fits an eager slot (COLL_EAGER_SLOT) */
+#define NEEDS_XCHG           0x20u /* per-member message fits an exchange cell, team has slots */
 
 typedef struct coll_algo {
     coll_kind_t kind;
@@ -155,6 +167,12 @@ shoal_err_t coll_put_signal(coll_args_t *a, int32_t peer, coll_buf_t buf, size_t
 shoal_err_t coll_get(coll_args_t *a, void *dst, int32_t peer, coll_buf_t buf, size_t off, size_t n);
 /* Local copy between my own buffers (memmove semantics). */
 void coll_copy_local(void *dst, const void *src, size_t n);
+
+/* ---- Eager exchange algorithms (eager.c) ---- */
+shoal_err_t coll_eager_fcollect(coll_args_t *a);
+shoal_err_t coll_eager_alltoall(coll_args_t *a);
+shoal_err_t coll_eager_reduce(coll_args_t *a);
+shoal_err_t coll_eager_scan(coll_args_t *a);
 
 /* ---- Local reduction kernels (reduce_ops.c) ---- */
 /* inout[k] = inout[k] op in[k] for k < count. */

@@ -76,6 +76,10 @@ const char *coll_not_applicable(const coll_algo_t *g, const coll_args_t *a, int 
         return "cannot run in place (dest == src)";
     if ((g->needs & NEEDS_EAGER_SIZE) && a->msg_bytes > COLL_EAGER_SLOT)
         return "message larger than an eager slot (4 KiB)";
+    if ((g->needs & NEEDS_XCHG) && !a->ct->xchg_off)
+        return "team larger than 16 units (no eager exchange slots)";
+    if ((g->needs & NEEDS_XCHG) && a->nbytes > COLL_XCHG_MAX)
+        return "message larger than an eager exchange cell (1080 bytes per member)";
     if (g->max_team_size && p > g->max_team_size) return "team too large for it";
     if (g->radix_max && (radix < g->radix_min || radix > g->radix_max))
         return "radix out of its range";
@@ -257,20 +261,24 @@ static const struct {
     {COLL_COLLECT, "recursive_doubling@units=1-64"},
     {COLL_COLLECT, "bruck_norotate"},
     {COLL_COLLECT, "linear"},
+    {COLL_FCOLLECT, "eager@units=1-8"},
     {COLL_FCOLLECT, "recursive_doubling@units=1-64"},
     {COLL_FCOLLECT, "bruck_norotate"},
     {COLL_FCOLLECT, "linear"},
+    {COLL_ALLTOALL, "eager@units=1-8"},
     {COLL_ALLTOALL, "xor_pairwise"},
     {COLL_ALLTOALL, "color_pairwise"},
     {COLL_ALLTOALL, "shift"},
     {COLL_ALLTOALLS, "xor_pairwise"},
     {COLL_ALLTOALLS, "color_pairwise"},
     {COLL_ALLTOALLS, "shift"},
+    {COLL_REDUCE, "eager@units=1-8"},
     {COLL_REDUCE, "linear@bytes=-32768,units=1-2"},
     {COLL_REDUCE, "recursive_doubling@bytes=-8191"},
     {COLL_REDUCE, "rabenseifner"},
     {COLL_REDUCE, "recursive_doubling"},
     {COLL_REDUCE, "linear"},
+    {COLL_SCAN, "eager@units=1-8"},
     {COLL_SCAN, "linear@bytes=2048-32768,units=1-2"},
     {COLL_SCAN, "recursive_doubling"},
     {COLL_SCAN, "linear"},

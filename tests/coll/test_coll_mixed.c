@@ -1,9 +1,9 @@
 /* Back-to-back collectives with the default selection, mixed kinds and roots: the eager broadcast
  * lets a root run ahead of the receivers (it only waits for call e - 2 to be consumed), so this
  * test hammers exactly that: consecutive broadcasts from changing roots, of changing sizes up to
- * the eager slot and just past it, interleaved with reductions and fcollects that use the team's
- * scratch and signal words, with a member that is made late now and then. Every result is
- * checked against a reference.
+ * the eager slot and just past it, interleaved with reductions, fcollects, alltoalls and bursts
+ * of scans (eager exchanges below 248 bytes: in a scan member 0 waits for nobody and runs ahead),
+ * with a member that is made late now and then. Every result is checked against a reference.
  * Usage: test_coll_mixed [iterations] (default 2000). */
 #include <sched.h>
 #include <stdint.h>
@@ -44,25 +44,29 @@ int main(int argc, char **argv) {
     shoal_myid(&me);
     shoal_size(&p);
     const size_t max = 12000;
-    shoal_gptr_t dbuf, sbuf, rd, rs, fd, fs;
+    shoal_gptr_t dbuf, sbuf, rd, rs, fd, fs, ad, as;
     if (shoal_team_memalloc(SHOAL_TEAM_ALL, max + 64, &dbuf) ||
         shoal_team_memalloc(SHOAL_TEAM_ALL, max, &sbuf) ||
         shoal_team_memalloc(SHOAL_TEAM_ALL, 2 * sizeof(double), &rd) ||
         shoal_team_memalloc(SHOAL_TEAM_ALL, 2 * sizeof(double), &rs) ||
         shoal_team_memalloc(SHOAL_TEAM_ALL, 8 * (size_t)p, &fd) ||
-        shoal_team_memalloc(SHOAL_TEAM_ALL, 8, &fs)) {
+        shoal_team_memalloc(SHOAL_TEAM_ALL, 8, &fs) ||
+        shoal_team_memalloc(SHOAL_TEAM_ALL, 8 * (size_t)p, &ad) ||
+        shoal_team_memalloc(SHOAL_TEAM_ALL, 8 * (size_t)p, &as)) {
         fprintf(stderr, "allocation failed\n");
         return 1;
     }
     unsigned char *d, *s;
     double *rdl, *rsl;
-    uint64_t *fdl, *fsl;
+    uint64_t *fdl, *fsl, *adl, *asl;
     shoal_gptr_getaddr(shoal_gptr_setunit(dbuf, me), (void **)&d);
     shoal_gptr_getaddr(shoal_gptr_setunit(sbuf, me), (void **)&s);
     shoal_gptr_getaddr(shoal_gptr_setunit(rd, me), (void **)&rdl);
     shoal_gptr_getaddr(shoal_gptr_setunit(rs, me), (void **)&rsl);
     shoal_gptr_getaddr(shoal_gptr_setunit(fd, me), (void **)&fdl);
     shoal_gptr_getaddr(shoal_gptr_setunit(fs, me), (void **)&fsl);
+    shoal_gptr_getaddr(shoal_gptr_setunit(ad, me), (void **)&adl);
+    shoal_gptr_getaddr(shoal_gptr_setunit(as, me), (void **)&asl);
     srand(1234 + me);
     for (int it = 0; it < iters && failures < 10; it++) {
         int root = (it * 7 + it / 3) % p;
@@ -95,6 +99,30 @@ int main(int argc, char **argv) {
             double want0 = (double)it * p + (double)p * (p - 1) / 2, want1 = 0.25 * p * (p - 1);
             CHECK(rdl[0] == want0 && rdl[1] == want1, "reduce it=%d: %g %g, expected %g %g", it,
                   rdl[0], rdl[1], want0, want1);
+        }
+        if (it % 16 == 3) { /* a burst of scans: member 0 waits for nobody, so it runs ahead */
+            for (int b = 0; b < 8; b++) {
+                if (rand() % 8 == 0) {
+                    struct timespec ts = {0, 50000};
+                    nanosleep(&ts, NULL);
+                }
+                rsl[0] = it * 10 + b + me;
+                rsl[1] = me;
+                e = shoal_scan(SHOAL_TEAM_ALL, rd, rs, 2, SHOAL_TYPE_DOUBLE, 1);
+                CHECK(e == SHOAL_OK, "scan it=%d b=%d: error %d", it, b, (int)e);
+                double want0 = (double)(it * 10 + b) * (me + 1) + (double)me * (me + 1) / 2;
+                double want1 = (double)me * (me + 1) / 2;
+                CHECK(rdl[0] == want0 && rdl[1] == want1, "scan it=%d b=%d: %g %g, expected %g %g",
+                      it, b, rdl[0], rdl[1], want0, want1);
+            }
+        }
+        if (it % 16 == 11) { /* an alltoall: block j of member i is i * 100 + j */
+            for (int r = 0; r < p; r++) asl[r] = (uint64_t)it * 10000 + (uint64_t)me * 100 + r;
+            e = shoal_alltoall(SHOAL_TEAM_ALL, ad, as, 8);
+            CHECK(e == SHOAL_OK, "alltoall it=%d: error %d", it, (int)e);
+            for (int r = 0; r < p; r++)
+                CHECK(adl[r] == (uint64_t)it * 10000 + (uint64_t)r * 100 + me,
+                      "alltoall it=%d: block %d", it, r);
         }
         if (it % 16 == 7) { /* an fcollect */
             *fsl = (uint64_t)it * 1000 + (uint64_t)me;

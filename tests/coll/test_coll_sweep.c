@@ -117,6 +117,7 @@ static int applies(const coll_algo_t *g, const shape_t *s, int radix, size_t cou
     a.ct = t->coll;
     a.count = count;
     a.msg_bytes = bytes;
+    a.nbytes = bytes;
     a.dseg = (segment_t *)1;
     a.sseg = inplace ? (segment_t *)1 : (segment_t *)2;
     return coll_not_applicable(g, &a, radix) == NULL;

@@ -1,0 +1,138 @@
+/* Eager exchange: small fcollect, alltoall, reduce and scan without a round trip per call.
+ *
+ * The synchronised algorithms make a writer wait for the receiver's READY (its dest is free for
+ * this call), so every call costs at least a round trip, and back-to-back calls never overlap.
+ * Here each member puts its message for member j into a cell of j's coll area instead (cell
+ * `me` of j's slot e mod K, e = the team's count of eager exchanges, K = COLL_EAGER_SLOTS), then
+ * the cell's flag (e + 1), and goes on; j waits for the flags of the cells it needs in its own
+ * slot and works from there. A writer of call e needs j to have finished call e - K (its
+ * W_XCHG_DONE >= e - K + 1); it re-reads that word only when the value it last read is too old.
+ * Every member stores its W_XCHG_DONE when it leaves an exchange, whatever it sent. A cell is the
+ * 8-byte flag and up to 1080 bytes of message, so a small message shares the flag's cache line; on
+ * the direct path both are plain stores ordered by a release store of the flag (no full fence).
+ * Every member counts the team's exchanges identically: the selection depends only on arguments
+ * that are the same on every member. */
+#include <string.h>
+
+#include "coll.h"
+#include "rma/rma.h"
+
+/* Cell `from` of member `member`'s slot for exchange e. */
+static shoal_target_t cell(coll_args_t *a, int32_t member, uint64_t e, int32_t from) {
+    size_t off =
+        a->ct->xchg_off + ((e % COLL_EAGER_SLOTS) * (size_t)a->p + (size_t)from) * COLL_XCHG_CELL;
+    shoal_target_t t = {a->ct->seg, NULL, member, (MPI_Aint)off};
+    if (t.seg->direct[member]) t.addr = t.seg->direct[member] + t.disp;
+    return t;
+}
+
+/* Puts n bytes from src into my cell of peer's slot for exchange e, then the flag. */
+static shoal_err_t xchg_send(coll_args_t *a, uint64_t e, int32_t peer, const void *src, size_t n) {
+    coll_team_t *ct = a->ct;
+    if (e >= COLL_EAGER_SLOTS && ct->xchg_done[peer] < e - COLL_EAGER_SLOTS + 1) {
+        shoal_target_t done = coll_word(a, peer, W_XCHG_DONE(a->p));
+        SHOAL_TRY(
+            shoal__wait_word(&done, SHOAL_CMP_GE, e - COLL_EAGER_SLOTS + 1, &ct->xchg_done[peer]));
+    }
+    shoal_target_t c = cell(a, peer, e, a->me);
+    uint64_t flag = e + 1;
+    if (c.addr) {
+        if (n) memcpy(c.addr + 8, src, n);
+        __atomic_store_n((uint64_t *)(void *)c.addr, flag, __ATOMIC_RELEASE);
+        return SHOAL_OK;
+    }
+    /* MPI path: the data completes at the peer (a blocking put), then the flag. */
+    shoal_target_t body = c;
+    body.disp += 8;
+    if (n) SHOAL_TRY(shoal__put(&body, src, n));
+    return shoal__amo(&c, AMO_STORE, SHOAL_OP_SUM, SHOAL_UINT64, &flag, NULL, NULL);
+}
+
+/* Waits for member `from`'s cell of my slot for exchange e; returns its data (in my memory). */
+static shoal_err_t xchg_recv(coll_args_t *a, uint64_t e, int32_t from, const char **data) {
+    shoal_target_t c = cell(a, a->me, e, from);
+    SHOAL_TRY(shoal__wait_word(&c, SHOAL_CMP_GE, e + 1, NULL));
+    *data = a->ct->seg->my_base + c.disp + 8;
+    return SHOAL_OK;
+}
+
+/* I have finished exchange e: my cells of its slot may be reused. */
+static shoal_err_t xchg_done(coll_args_t *a, uint64_t e) {
+    shoal_target_t done = coll_word(a, a->me, W_XCHG_DONE(a->p));
+    uint64_t v = e + 1;
+    if (done.addr) { /* release: my reads of the slot come first */
+        __atomic_store_n((uint64_t *)(void *)done.addr, v, __ATOMIC_RELEASE);
+        return SHOAL_OK;
+    }
+    return shoal__amo(&done, AMO_STORE, SHOAL_OP_SUM, SHOAL_UINT64, &v, NULL, NULL);
+}
+
+/* fcollect: my block to everyone, then everyone's block into dest (src may overlap dest: it is
+ * sent before dest is written). */
+shoal_err_t coll_eager_fcollect(coll_args_t *a) {
+    uint64_t e = a->ct->xchg_seq++;
+    size_t n = a->nbytes;
+    for (int32_t i = 1; i < a->p; i++) SHOAL_TRY(xchg_send(a, e, (a->me + i) % a->p, a->slocal, n));
+    coll_copy_local(a->dlocal + (size_t)a->me * n, a->slocal, n);
+    for (int32_t i = 1; i < a->p; i++) {
+        int32_t from = (a->me - i + a->p) % a->p;
+        const char *d;
+        SHOAL_TRY(xchg_recv(a, e, from, &d));
+        coll_copy_local(a->dlocal + (size_t)from * n, d, n);
+    }
+    return xchg_done(a, e);
+}
+
+/* alltoall: block j of my src to member j; block i of my dest from member i (no overlap: the
+ * entry point refuses it). */
+shoal_err_t coll_eager_alltoall(coll_args_t *a) {
+    uint64_t e = a->ct->xchg_seq++;
+    size_t n = a->nbytes;
+    for (int32_t i = 1; i < a->p; i++) {
+        int32_t to = (a->me + i) % a->p;
+        SHOAL_TRY(xchg_send(a, e, to, a->slocal + (size_t)to * n, n));
+    }
+    coll_copy_local(a->dlocal + (size_t)a->me * n, a->slocal + (size_t)a->me * n, n);
+    for (int32_t i = 1; i < a->p; i++) {
+        int32_t from = (a->me - i + a->p) % a->p;
+        const char *d;
+        SHOAL_TRY(xchg_recv(a, e, from, &d));
+        coll_copy_local(a->dlocal + (size_t)from * n, d, n);
+    }
+    return xchg_done(a, e);
+}
+
+/* Reduce members 0..last (in member order, as every reduction here: bit-identical results on
+ * every member) into dest; my own vector comes from src. dest may be src. */
+static shoal_err_t reduce_cells(coll_args_t *a, uint64_t e, int32_t last) {
+    size_t n = a->nbytes;
+    char acc[COLL_XCHG_MAX];
+    for (int32_t r = 0; r <= last; r++) {
+        const char *d = a->slocal;
+        if (r != a->me) SHOAL_TRY(xchg_recv(a, e, r, &d));
+        if (r == 0)
+            memcpy(acc, d, n);
+        else
+            coll_reduce_local(acc, d, a->count, a->type, a->op);
+    }
+    if (last < 0) memset(acc, 0, n); /* exclusive scan on member 0 */
+    memcpy(a->dlocal, acc, n);
+    return SHOAL_OK;
+}
+
+shoal_err_t coll_eager_reduce(coll_args_t *a) {
+    uint64_t e = a->ct->xchg_seq++;
+    for (int32_t i = 1; i < a->p; i++)
+        SHOAL_TRY(xchg_send(a, e, (a->me + i) % a->p, a->slocal, a->nbytes));
+    SHOAL_TRY(reduce_cells(a, e, a->p - 1));
+    return xchg_done(a, e);
+}
+
+/* scan: my vector only to the members after me. */
+shoal_err_t coll_eager_scan(coll_args_t *a) {
+    uint64_t e = a->ct->xchg_seq++;
+    for (int32_t to = a->me + 1; to < a->p; to++)
+        SHOAL_TRY(xchg_send(a, e, to, a->slocal, a->nbytes));
+    SHOAL_TRY(reduce_cells(a, e, a->inclusive ? a->me : a->me - 1));
+    return xchg_done(a, e);
+}
