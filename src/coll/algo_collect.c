@@ -213,6 +213,8 @@ static shoal_err_t collect_neighbor_exchange(coll_args_t *a) {
 const coll_algo_t coll_collect_algos[] = {
     {COLL_COLLECT, "linear", 0, 0, 0, 0, 0, NULL, collect_linear,
      "every member puts its block to every member"},
+    {COLL_COLLECT, "eager", NEEDS_XCHG_BLOCKS, 0, 0, 0, 0, NULL, coll_eager_collect,
+     "the blocks come with the sizes, through the eager exchange (blocks up to 1072 B, 8 units)"},
     {COLL_COLLECT, "recursive_doubling", NEEDS_POW2, 0, 0, 0, 0, NULL, collect_recursive_doubling,
      "log2 p rounds, exchange everything so far with i XOR 2^k"},
     {COLL_COLLECT, "ring", 0, 0, 0, 0, 0, NULL, collect_ring,

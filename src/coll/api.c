@@ -135,7 +135,20 @@ shoal_err_t shoal_collect(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t src
     SHOAL_TRY(buffers(&a, dest, 0, src, nbytes));
     a.nbytes = nbytes;
     SHOAL_TRY(shoal__segments_flush(-1));
-    SHOAL_TRY(exchange_sizes(&a, nbytes));
+    if (coll_eager_collect_possible(&a)) {
+        a.sizes = malloc((size_t)a.p * sizeof *a.sizes);
+        a.offsets = malloc((size_t)a.p * sizeof *a.offsets);
+        shoal_err_t err = !a.sizes || !a.offsets
+                              ? shoal__fail(SHOAL_ERR_NOMEM, "out of host memory")
+                              : coll_eager_collect_sizes(&a, nbytes);
+        if (err != SHOAL_OK) {
+            free(a.sizes);
+            free(a.offsets);
+            return err;
+        }
+    } else {
+        SHOAL_TRY(exchange_sizes(&a, nbytes));
+    }
     shoal_err_t err = SHOAL_OK;
     /* dest is symmetric, so every member sees the same verdict here. */
     shoal_target_t tg = {0};
@@ -143,6 +156,8 @@ shoal_err_t shoal_collect(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t src
         a.msg_bytes = a.total;
         err = run(&a);
     }
+    shoal_err_t end = coll_eager_end(&a); /* closes the size exchange, whatever ran */
+    if (err == SHOAL_OK) err = end;
     free(a.sizes);
     free(a.offsets);
     return err;

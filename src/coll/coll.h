@@ -103,6 +103,10 @@ typedef struct coll_args {
     size_t msg_bytes; /* the size the selector keyed on */
     int radix;        /* tree radix chosen (algorithms that have one) */
     size_t segsize;   /* pipeline segment size chosen (algorithms that have one); 0 = none */
+    /* collect on a team with eager exchange slots: the sizes came in exchange xchg_e, with the
+     * blocks themselves when every block fit a cell (xchg_blocks); xchg_open until finished */
+    uint64_t xchg_e;
+    int xchg_open, xchg_blocks;
 } coll_args_t;
 
 /* Applicability flags. */
@@ -112,6 +116,7 @@ typedef struct coll_args {
 #define NEEDS_NO_INPLACE     0x8u  /* dest and src must differ */
 #define NEEDS_EAGER_SIZE     0x10u /* message fits an eager slot (COLL_EAGER_SLOT) */
 #define NEEDS_XCHG           0x20u /* per-member message fits an exchange cell, team has slots */
+#define NEEDS_XCHG_BLOCKS    0x40u /* collect: every block came with the sizes (xchg_blocks) */
 
 typedef struct coll_algo {
     coll_kind_t kind;
@@ -169,6 +174,13 @@ shoal_err_t coll_get(coll_args_t *a, void *dst, int32_t peer, coll_buf_t buf, si
 void coll_copy_local(void *dst, const void *src, size_t n);
 
 /* ---- Eager exchange algorithms (eager.c) ---- */
+/* collect: every member's size (and its block, when all fit a cell) through one exchange; fills
+ * a->sizes, offsets, total. The exchange stays open (a->xchg_open) until coll_eager_end. */
+shoal_err_t coll_eager_collect_sizes(coll_args_t *a, size_t mine);
+shoal_err_t coll_eager_collect(coll_args_t *a);
+shoal_err_t coll_eager_end(coll_args_t *a);
+/* Whether collect on this team exchanges its sizes eagerly (the same on every member). */
+int coll_eager_collect_possible(const coll_args_t *a);
 shoal_err_t coll_eager_fcollect(coll_args_t *a);
 shoal_err_t coll_eager_alltoall(coll_args_t *a);
 shoal_err_t coll_eager_reduce(coll_args_t *a);

@@ -67,6 +67,63 @@ static shoal_err_t xchg_done(coll_args_t *a, uint64_t e) {
     return shoal__amo(&done, AMO_STORE, SHOAL_OP_SUM, SHOAL_UINT64, &v, NULL, NULL);
 }
 
+/* collect: the size exchange is itself an eager exchange, on teams of up to 8 units: each member
+ * sends its size and, when it fits, its block (size 8 bytes, then the block). Everyone then knows
+ * every size, so everyone agrees whether all blocks came along (xchg_blocks), and the selection
+ * can pick "eager", which only copies them out of the cells. Whatever runs, the exchange closes
+ * after it (coll_eager_end). */
+#define COLLECT_UNITS 8
+#define BLOCK_MAX     (COLL_XCHG_MAX - 8)
+
+shoal_err_t coll_eager_collect_sizes(coll_args_t *a, size_t mine) {
+    uint64_t e = a->ct->xchg_seq++;
+    char msg[COLL_XCHG_MAX];
+    uint64_t size = mine;
+    size_t len = 8 + (mine <= BLOCK_MAX ? mine : 0);
+    memcpy(msg, &size, 8);
+    if (mine <= BLOCK_MAX) memcpy(msg + 8, a->slocal, mine);
+    for (int32_t i = 1; i < a->p; i++) SHOAL_TRY(xchg_send(a, e, (a->me + i) % a->p, msg, len));
+    a->xchg_e = e;
+    a->xchg_open = 1;
+    a->xchg_blocks = 1;
+    size_t sum = 0;
+    for (int32_t r = 0; r < a->p; r++) {
+        uint64_t s = mine;
+        if (r != a->me) {
+            const char *d;
+            SHOAL_TRY(xchg_recv(a, e, r, &d));
+            memcpy(&s, d, 8);
+        }
+        if (s > BLOCK_MAX) a->xchg_blocks = 0;
+        a->sizes[r] = (size_t)s;
+        a->offsets[r] = sum;
+        sum += (size_t)s;
+    }
+    a->total = sum;
+    return SHOAL_OK;
+}
+
+shoal_err_t coll_eager_collect(coll_args_t *a) {
+    coll_copy_local(a->dlocal + a->offsets[a->me], a->slocal, a->sizes[a->me]);
+    for (int32_t i = 1; i < a->p; i++) {
+        int32_t from = (a->me - i + a->p) % a->p;
+        const char *d;
+        SHOAL_TRY(xchg_recv(a, a->xchg_e, from, &d)); /* arrived already: returns at once */
+        coll_copy_local(a->dlocal + a->offsets[from], d + 8, a->sizes[from]);
+    }
+    return SHOAL_OK;
+}
+
+shoal_err_t coll_eager_end(coll_args_t *a) {
+    if (!a->xchg_open) return SHOAL_OK;
+    a->xchg_open = 0;
+    return xchg_done(a, a->xchg_e);
+}
+
+int coll_eager_collect_possible(const coll_args_t *a) {
+    return a->ct->xchg_off && a->p <= COLLECT_UNITS;
+}
+
 /* fcollect: my block to everyone, then everyone's block into dest (src may overlap dest: it is
  * sent before dest is written). */
 shoal_err_t coll_eager_fcollect(coll_args_t *a) {

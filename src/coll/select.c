@@ -76,6 +76,8 @@ const char *coll_not_applicable(const coll_algo_t *g, const coll_args_t *a, int 
         return "cannot run in place (dest == src)";
     if ((g->needs & NEEDS_EAGER_SIZE) && a->msg_bytes > COLL_EAGER_SLOT)
         return "message larger than an eager slot (4 KiB)";
+    if ((g->needs & NEEDS_XCHG_BLOCKS) && !a->xchg_blocks)
+        return "needs every block to fit an eager exchange cell (1072 bytes), on up to 8 units";
     if ((g->needs & NEEDS_XCHG) && !a->ct->xchg_off)
         return "team larger than 16 units (no eager exchange slots)";
     if ((g->needs & NEEDS_XCHG) && a->nbytes > COLL_XCHG_MAX)
@@ -258,6 +260,7 @@ static const struct {
     {COLL_BROADCAST, "vandegeijn@bytes=65536-,units=3-"},
     {COLL_BROADCAST, "knomial:radix=2"},
     {COLL_BROADCAST, "linear"},
+    {COLL_COLLECT, "eager"},
     {COLL_COLLECT, "recursive_doubling@units=1-64"},
     {COLL_COLLECT, "bruck_norotate"},
     {COLL_COLLECT, "linear"},

@@ -1,7 +1,7 @@
 /* Back-to-back collectives with the default selection, mixed kinds and roots: the eager broadcast
  * lets a root run ahead of the receivers (it only waits for call e - 2 to be consumed), so this
  * test hammers exactly that: consecutive broadcasts from changing roots, of changing sizes up to
- * the eager slot and just past it, interleaved with reductions, fcollects, alltoalls and bursts
+ * the eager slot and just past it, interleaved with reductions, (f)collects, alltoalls and bursts
  * of scans (eager exchanges below 248 bytes: in a scan member 0 waits for nobody and runs ahead),
  * with a member that is made late now and then. Every result is checked against a reference.
  * Usage: test_coll_mixed [iterations] (default 2000). */
@@ -44,7 +44,7 @@ int main(int argc, char **argv) {
     shoal_myid(&me);
     shoal_size(&p);
     const size_t max = 12000;
-    shoal_gptr_t dbuf, sbuf, rd, rs, fd, fs, ad, as;
+    shoal_gptr_t dbuf, sbuf, rd, rs, fd, fs, ad, as, cd;
     if (shoal_team_memalloc(SHOAL_TEAM_ALL, max + 64, &dbuf) ||
         shoal_team_memalloc(SHOAL_TEAM_ALL, max, &sbuf) ||
         shoal_team_memalloc(SHOAL_TEAM_ALL, 2 * sizeof(double), &rd) ||
@@ -52,13 +52,14 @@ int main(int argc, char **argv) {
         shoal_team_memalloc(SHOAL_TEAM_ALL, 8 * (size_t)p, &fd) ||
         shoal_team_memalloc(SHOAL_TEAM_ALL, 8, &fs) ||
         shoal_team_memalloc(SHOAL_TEAM_ALL, 8 * (size_t)p, &ad) ||
-        shoal_team_memalloc(SHOAL_TEAM_ALL, 8 * (size_t)p, &as)) {
+        shoal_team_memalloc(SHOAL_TEAM_ALL, 8 * (size_t)p, &as) ||
+        shoal_team_memalloc(SHOAL_TEAM_ALL, 8 * (size_t)p * ((size_t)p + 1) / 2, &cd)) {
         fprintf(stderr, "allocation failed\n");
         return 1;
     }
     unsigned char *d, *s;
     double *rdl, *rsl;
-    uint64_t *fdl, *fsl, *adl, *asl;
+    uint64_t *fdl, *fsl, *adl, *asl, *cdl;
     shoal_gptr_getaddr(shoal_gptr_setunit(dbuf, me), (void **)&d);
     shoal_gptr_getaddr(shoal_gptr_setunit(sbuf, me), (void **)&s);
     shoal_gptr_getaddr(shoal_gptr_setunit(rd, me), (void **)&rdl);
@@ -67,6 +68,7 @@ int main(int argc, char **argv) {
     shoal_gptr_getaddr(shoal_gptr_setunit(fs, me), (void **)&fsl);
     shoal_gptr_getaddr(shoal_gptr_setunit(ad, me), (void **)&adl);
     shoal_gptr_getaddr(shoal_gptr_setunit(as, me), (void **)&asl);
+    shoal_gptr_getaddr(shoal_gptr_setunit(cd, me), (void **)&cdl);
     srand(1234 + me);
     for (int it = 0; it < iters && failures < 10; it++) {
         int root = (it * 7 + it / 3) % p;
@@ -123,6 +125,15 @@ int main(int argc, char **argv) {
             for (int r = 0; r < p; r++)
                 CHECK(adl[r] == (uint64_t)it * 10000 + (uint64_t)r * 100 + me,
                       "alltoall it=%d: block %d", it, r);
+        }
+        if (it % 16 == 13) { /* a collect: member m gives m + 1 words m * 1000 + k */
+            for (int k = 0; k <= me; k++) asl[k] = (uint64_t)it * 100000 + (uint64_t)me * 1000 + k;
+            e = shoal_collect(SHOAL_TEAM_ALL, cd, as, 8 * ((size_t)me + 1));
+            CHECK(e == SHOAL_OK, "collect it=%d: error %d", it, (int)e);
+            for (int m = 0, at = 0; m < p; m++)
+                for (int k = 0; k <= m; k++, at++)
+                    CHECK(cdl[at] == (uint64_t)it * 100000 + (uint64_t)m * 1000 + k,
+                          "collect it=%d: member %d word %d", it, m, k);
         }
         if (it % 16 == 7) { /* an fcollect */
             *fsl = (uint64_t)it * 1000 + (uint64_t)me;

@@ -118,6 +118,14 @@ static int applies(const coll_algo_t *g, const shape_t *s, int radix, size_t cou
     a.count = count;
     a.msg_bytes = bytes;
     a.nbytes = bytes;
+    if (g->kind == COLL_COLLECT) { /* the eager collect: did every block come with the sizes? */
+        size_t most = 0;
+        for (int m = 0; m < s->p; m++) {
+            size_t sz = (bytes + (size_t)m * 3) % (bytes + 5); /* as the collect case below */
+            if (sz > most) most = sz;
+        }
+        a.xchg_blocks = coll_eager_collect_possible(&a) && most <= COLL_XCHG_MAX - 8;
+    }
     a.dseg = (segment_t *)1;
     a.sseg = inplace ? (segment_t *)1 : (segment_t *)2;
     return coll_not_applicable(g, &a, radix) == NULL;
