@@ -84,7 +84,7 @@ static const coll_kind_t ckind[NK] = {COLL_BARRIER,  COLL_BROADCAST, COLL_COLLEC
 static const char *const known_algos[NK][MAX_ALGOS] = {
     {"linear", "dissemination", "kary_tree", "knomial_tree", NULL},
     {"linear", "eager", "kary", "knomial", "vandegeijn", NULL},
-    {"linear", "recursive_doubling", "ring", "bruck", "bruck_norotate", NULL},
+    {"linear", "eager", "recursive_doubling", "ring", "bruck", "bruck_norotate", NULL},
     {"linear", "eager", "recursive_doubling", "ring", "bruck", "bruck_norotate",
      "neighbor_exchange", NULL},
     {"eager", "shift", "xor_pairwise", "color_pairwise", "shift_barrier", "xor_pairwise_barrier",
