@@ -23,7 +23,7 @@ mpis="${SHOAL_BENCH_MPIS:-mpich openmpi}"
 out="$root/results"
 start=$SECONDS
 
-"$root/scripts/install-deps.sh"
+"$root/scripts/install-deps.sh" bench
 
 for mpi in $mpis; do
     build="$root/build/bench-$mpi"

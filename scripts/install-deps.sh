@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Installs the Debian packages Shoal needs to build, test and benchmark, if any are missing.
+# Installs the Debian packages Shoal needs to build and test (and, with the argument `bench`, to
+# plot the benchmark report), if any are missing.
 # Idempotent and quiet: prints nothing (and never touches apt) when everything is there.
 # Non-interactive; run as root, or as a user with sudo.
 set -euo pipefail
 
 packages=(build-essential cmake mpich libmpich-dev openmpi-bin libopenmpi-dev gfortran pkg-config
     python3 valgrind clang-format)
+# `install-deps.sh bench` (make bench) also wants matplotlib for the report's plots; the tests do not.
+[ "${1:-}" = bench ] && packages+=(python3-matplotlib)
 
 missing=()
 for p in "${packages[@]}"; do
