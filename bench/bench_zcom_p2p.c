@@ -37,6 +37,8 @@
  * the one it waits for run. Runs with more processes on the node than online cores are marked
  * OVERSUBSCRIBED: the figures then show the scheduler more than the hand-off.
  *
+ * Grids: 1000x100, 4000x1000, 10000x10000 and 100x20000 (few columns per process: the hand-off
+ * dominates); --quick: 1000x100 and 2000x500.
  * Options: --quick (small grids, CTest smoke run), --grid MxN (repeatable; replaces the default
  * grids), --iterations N, --grp G, --reps R (best of R runs, alternating the variants),
  * --csv FILE. Exit status 1 when any verification fails or ZCom_init_c fails. */
@@ -380,9 +382,10 @@ int main(int argc, char **argv) {
         }
     }
     if (!ngrids) {
-        static const long full[][2] = {{1000, 100}, {4000, 1000}, {10000, 10000}};
+        /* the last one is synchronisation-bound: few columns per process, many rows */
+        static const long full[][2] = {{1000, 100}, {4000, 1000}, {10000, 10000}, {100, 20000}};
         static const long small[][2] = {{1000, 100}, {2000, 500}};
-        ngrids = quick ? 2 : 3;
+        ngrids = quick ? 2 : 4;
         for (int g = 0; g < ngrids; g++) {
             gm[g] = quick ? small[g][0] : full[g][0];
             gn[g] = quick ? small[g][1] : full[g][1];
