@@ -40,6 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "shoal.h"
 
 #if defined(__has_include)
@@ -213,22 +214,6 @@ static const char *mpi_lib(void) {
     while (o && buf[o - 1] == ' ') o--;
     buf[o] = 0;
     return buf;
-}
-
-static double loadavg(void) {
-    double l = NAN;
-    FILE *f = fopen("/proc/loadavg", "r");
-    if (f) {
-        if (fscanf(f, "%lf", &l) != 1) l = NAN;
-        fclose(f);
-    }
-    return l;
-}
-
-static inline void cpu_relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
 }
 
 /* ---- Sizes and buffers ----------------------------------------------------------------------- */
@@ -617,7 +602,7 @@ static void handoff_batch(uint64_t *line, long rounds, double limit, double *t, 
             if (++spins % 1024 == 0)
                 sched_yield();
             else
-                cpu_relax();
+                bench_cpu_relax();
         }
         if (x & stop) break; /* unit 1: unit 0 is done */
         if (C.me == 1) __atomic_store_n(line, x + 1, __ATOMIC_RELEASE);
@@ -1033,7 +1018,7 @@ int main(int argc, char **argv) {
         printf("- cache-line hand-off (ping-pong on one shared word, units 0 and 1; half a round "
                "trip, timed in chunks of %d round trips): %.0f ns median, %.0f ns min\n",
                HANDOFF_CHUNK, C.handoff_ns, C.handoff_min_ns);
-        printf("- load average at start: %.2f\n", loadavg());
+        printf("- load average at start: %.2f\n", bench_loadavg());
         fflush(stdout);
     }
     for (int k = 0; k < NK; k++) {
@@ -1053,7 +1038,7 @@ int main(int argc, char **argv) {
         if (C.data_errors || C.call_errors)
             printf("\n%d wrong results and %d failed calls (see stderr)\n", C.data_errors,
                    C.call_errors);
-        printf("\nLoad average at the end: %.2f.\n", loadavg());
+        printf("\nLoad average at the end: %.2f.\n", bench_loadavg());
         if (C.over_budget)
             printf("\nThe run went over its %.0f s budget (a busy machine?): later sizes were "
                    "measured with 3 batches only.\n",

@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "shoal.h"
 
 #define MAX_BYTES    ((size_t)4 << 20) /* largest message and size of every buffer */
@@ -779,17 +780,6 @@ static const char *mpi_name(void) {
     return buf;
 }
 
-/* The 1-minute load average (the machines are shared: a busy one explains noisy figures). */
-static double loadavg(void) {
-    double l = NAN;
-    FILE *f = fopen("/proc/loadavg", "r");
-    if (f) {
-        if (fscanf(f, "%lf", &l) != 1) l = NAN;
-        fclose(f);
-    }
-    return l;
-}
-
 static void usage(void) {
     fprintf(stderr, "usage: bench_rma [--quick] [--csv FILE] [--batches N] [--batch-us T] "
                     "[--stat median|min]\n");
@@ -911,7 +901,7 @@ int main(int argc, char **argv) {
         printf("- MPI(allocate): MPI_Win_allocate window; MPI(create): MPI_Win_create over "
                "shm_open'd memory (Shoal's MPI-path flavour); both under MPI_Win_lock_all\n");
         printf("- data check before timing (Shoal, both windows): %s\n", bad ? "FAILED" : "OK");
-        printf("- load average at start: %.2f (%ld online CPUs)\n", loadavg(),
+        printf("- load average at start: %.2f (%ld online CPUs)\n", bench_loadavg(),
                sysconf(_SC_NPROCESSORS_ONLN));
         fflush(stdout);
 
@@ -963,7 +953,7 @@ int main(int argc, char **argv) {
             printf("\n%d Shoal operations failed (see stderr)\n", C.errors);
             status = 1;
         }
-        printf("\nLoad average at the end: %.2f.\n", loadavg());
+        printf("\nLoad average at the end: %.2f.\n", bench_loadavg());
         if (C.over_budget)
             printf("\nThe run went over its %.0f s budget (a busy machine?): later sizes were "
                    "measured with 3 batches only.\n",

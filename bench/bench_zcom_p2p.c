@@ -51,6 +51,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "shoal/zcom.h"
 
 #define MAX_GRIDS 16
@@ -59,47 +60,6 @@
 #define TAG_CORN  12
 
 static int me, np;
-static unsigned spin_limit = 256; /* polls before a wait yields: SHOAL_SPIN_COUNT, as the runtime */
-
-static inline void cpu_relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
-
-/* A wait's poll: spin for the first spin_limit polls, then yield the core on every poll; every
- * 1024 polls also let MPI progress (as bench_zcom_pingpong's relax). */
-static inline void relax(unsigned *spins) {
-    unsigned s = ++*spins;
-    if (s < spin_limit) {
-        cpu_relax();
-        return;
-    }
-    sched_yield();
-    if (s % 1024 == 0) {
-        int flag;
-        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
-    }
-}
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static double loadavg(void) {
-    double l = NAN;
-    FILE *f = fopen("/proc/loadavg", "r");
-    if (f) {
-        if (fscanf(f, "%lf", &l) != 1) l = NAN;
-        fclose(f);
-    }
-    return l;
-}
-
 /* ---- the grid slice of this process ---- */
 
 typedef struct {
@@ -261,13 +221,13 @@ static void sweep_zcom(slice_t *s, zc_t *z) {
      * here, since the corner feedback orders the sweeps; one load to check it) */
     if (z->ch_right >= 0) {
         spins = 0;
-        while (!ZCom_can_write_c(z->ch_right, &err)) relax(&spins);
+        while (!ZCom_can_write_c(z->ch_right, &err)) bench_relax(&spins);
     }
     for (long j = 1; j < n; j += G) {
         long g = n - j < G ? n - j : G;
         if (z->ch_left >= 0) {
             spins = 0;
-            while (!ZCom_can_read_c(z->ch_left, &err)) relax(&spins);
+            while (!ZCom_can_read_c(z->ch_left, &err)) bench_relax(&spins);
             for (long k = 0; k < g; k++) *at(s, j + k, -1) = z->in_left[j + k]; /* in place */
             ZCom_have_read_c(z->ch_left, &err);
         }
@@ -279,13 +239,13 @@ static void sweep_zcom(slice_t *s, zc_t *z) {
     }
     if (z->ch_corner_out >= 0) {
         spins = 0;
-        while (!ZCom_can_write_c(z->ch_corner_out, &err)) relax(&spins);
+        while (!ZCom_can_write_c(z->ch_corner_out, &err)) bench_relax(&spins);
         z->corner_out[0] = -*at(s, n - 1, s->seg - 1);
         ZCom_have_written_c(z->ch_corner_out, &err);
     }
     if (z->ch_corner_in >= 0) {
         spins = 0;
-        while (!ZCom_can_read_c(z->ch_corner_in, &err)) relax(&spins);
+        while (!ZCom_can_read_c(z->ch_corner_in, &err)) bench_relax(&spins);
         *at(s, 0, 0) = z->corner_in[0];
         ZCom_have_read_c(z->ch_corner_in, &err);
     }
@@ -316,14 +276,14 @@ static double run(slice_t *s, zc_t *z, int iters, int *ok, double *corner, long 
     for (int it = 0; it <= iters; it++) {
         if (it == 1) {
             MPI_Barrier(MPI_COMM_WORLD);
-            t0 = now();
+            t0 = bench_now();
         }
         if (z)
             sweep_zcom(s, z);
         else
             sweep_mpi(s);
     }
-    double t = now() - t0, tmax;
+    double t = bench_now() - t0, tmax;
     MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     double v[2] = {0, 0};
     if (me == np - 1) {
@@ -344,14 +304,6 @@ static int default_iters(long m, long n, int quick) {
     long it = quick ? (long)(2e7 / pts) : (long)(4e8 / pts);
     long lo = quick ? 5 : 10, hi = quick ? 100 : 1000;
     return (int)(it < lo ? lo : it > hi ? hi : it);
-}
-
-static const char *mpi_name(void) {
-#ifdef OMPI_MAJOR_VERSION
-    return "Open MPI";
-#else
-    return "MPICH";
-#endif
 }
 
 int main(int argc, char **argv) {
@@ -407,18 +359,12 @@ int main(int argc, char **argv) {
         return 2;
     }
     if (!reps) reps = quick ? 1 : 3;
-    const char *sc = getenv("SHOAL_SPIN_COUNT");
-    if (sc && atoi(sc) >= 0) spin_limit = (unsigned)atoi(sc);
 
     /* processes on this node against online cores */
-    MPI_Comm node;
     int on_node;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &node);
-    MPI_Comm_size(node, &on_node);
-    MPI_Comm_free(&node);
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int over = on_node > cores;
-    double t_start = now(), load0 = loadavg();
+    long cores;
+    int over = bench_oversubscribed(&on_node, &cores);
+    double t_start = bench_now(), load0 = bench_loadavg();
 
     double tm[MAX_GRIDS], tz[MAX_GRIDS], cm[MAX_GRIDS], cz[MAX_GRIDS];
     int okm[MAX_GRIDS], okz[MAX_GRIDS], its[MAX_GRIDS], zfail = 0;
@@ -456,7 +402,7 @@ int main(int argc, char **argv) {
     int failed = zfail;
     for (int g = 0; g < ngrids; g++) failed |= !okm[g] || !okz[g];
     if (me == 0) {
-        printf("# PRK Sync_p2p: MPI vs ZCom (%s, %d processes%s)\n\n", mpi_name(), np,
+        printf("# PRK Sync_p2p: MPI vs ZCom (%s, %d processes%s)\n\n", bench_mpi_name(), np,
                over ? ", OVERSUBSCRIBED" : "");
         printf(
             "Pipeline on an m x n grid, columns split in blocks over the processes, one hand-off "
@@ -473,7 +419,7 @@ int main(int argc, char **argv) {
             printf(
                 "Group factor %d: that many rows per hand-off (the PRK calls this cheating).\n\n",
                 grp);
-        printf("- MPI library: %s\n", mpi_name());
+        printf("- MPI library: %s\n", bench_mpi_name());
         printf("- %d processes on %ld online cores%s\n", np, cores,
                over ? ": OVERSUBSCRIBED (more processes than cores: the figures are dominated by "
                       "scheduling)"
@@ -506,8 +452,8 @@ int main(int argc, char **argv) {
                    okm[g] && okz[g] ? "verified" : "VERIFICATION FAILED");
         }
         if (zfail) printf("- ZCom_init_c or ZCom_cleanup_c FAILED\n");
-        printf("\nLoad average at the end: %.2f.\n", loadavg());
-        printf("\nbench_zcom_p2p: finished in %.1f s%s\n", now() - t_start,
+        printf("\nLoad average at the end: %.2f.\n", bench_loadavg());
+        printf("\nbench_zcom_p2p: finished in %.1f s%s\n", bench_now() - t_start,
                failed ? " WITH ERRORS" : "");
         if (csv) {
             FILE *f = fopen(csv, "w");
@@ -519,10 +465,10 @@ int main(int argc, char **argv) {
                            "mflops,verified\n");
                 for (int g = 0; g < ngrids; g++) {
                     double flops = 2.0 * (double)(gm[g] - 1) * (double)(gn[g] - 1);
-                    fprintf(f, "%s,%d,%d,%ld,%ld,%d,%d,mpi,%.9g,%.6g,%d\n", mpi_name(), np, over,
-                            gm[g], gn[g], its[g], grp, tm[g], 1e-6 * flops / tm[g], okm[g]);
-                    fprintf(f, "%s,%d,%d,%ld,%ld,%d,%d,zcom,%.9g,%.6g,%d\n", mpi_name(), np, over,
-                            gm[g], gn[g], its[g], grp, tz[g], 1e-6 * flops / tz[g], okz[g]);
+                    fprintf(f, "%s,%d,%d,%ld,%ld,%d,%d,mpi,%.9g,%.6g,%d\n", bench_mpi_name(), np,
+                            over, gm[g], gn[g], its[g], grp, tm[g], 1e-6 * flops / tm[g], okm[g]);
+                    fprintf(f, "%s,%d,%d,%ld,%ld,%d,%d,zcom,%.9g,%.6g,%d\n", bench_mpi_name(), np,
+                            over, gm[g], gn[g], its[g], grp, tz[g], 1e-6 * flops / tz[g], okz[g]);
                 }
                 fclose(f);
             }

@@ -60,53 +60,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "shoal/zcom.h"
 
 #define ONE_SEVENTH (1.0 / 7.0)
 #define REL_TOL     1e-12
 
 static int me, np;
-static unsigned spin_limit = 256; /* polls before a wait yields: SHOAL_SPIN_COUNT, as the runtime */
-
-static inline void cpu_relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
-
-/* A wait's poll: spin for the first spin_limit polls, then yield the core on every poll; every
- * 1024 polls also let MPI progress (as bench_zcom_pingpong's relax). */
-static inline void relax(unsigned *spins) {
-    unsigned s = ++*spins;
-    if (s < spin_limit) {
-        cpu_relax();
-        return;
-    }
-    sched_yield();
-    if (s % 1024 == 0) {
-        int flag;
-        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
-    }
-}
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static double loadavg(void) {
-    double l = NAN;
-    FILE *f = fopen("/proc/loadavg", "r");
-    if (f) {
-        if (fscanf(f, "%lf", &l) != 1) l = NAN;
-        fclose(f);
-    }
-    return l;
-}
-
 static void *xalloc(size_t bytes) {
     void *p = NULL;
     long page = sysconf(_SC_PAGESIZE);
@@ -366,7 +326,7 @@ static void zx_publish(zx_t *z, const block_t *b, int k) {
     for (int i = 0; i < z->nt; i++) {
         int f = z->face[i], d = f / 2;
         unsigned spins = 0;
-        while (!ZCom_can_write_c(z->ids[k][i], &err)) relax(&spins);
+        while (!ZCom_can_write_c(z->ids[k][i], &err)) bench_relax(&spins);
         /* the neighbour's geometry: its strides, and its halo plane on my side */
         const long *nn = b->nbn[f];
         long nsx = nn[0] + 2, nsy = nsx * (nn[1] + 2);
@@ -383,7 +343,7 @@ static void zx_wait_halo(zx_t *z, int k) {
     int err;
     for (int i = 0; i < z->nt; i++) {
         unsigned spins = 0;
-        while (!ZCom_can_read_c(z->ids[k][i], &err)) relax(&spins);
+        while (!ZCom_can_read_c(z->ids[k][i], &err)) bench_relax(&spins);
     }
 }
 
@@ -405,25 +365,25 @@ static void run(block_t *b, mpix_t *m, zx_t *z, int steps, result_t *r) {
     double comm = 0;
     block_fill(b);
     MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = now();
+    double t0 = bench_now();
     for (int t = 0; t < steps; t++) {
         int k = t % 2;
-        double c0 = now();
+        double c0 = bench_now();
         if (z) {
             if (t > 0) zx_wait_halo(z, k);
         } else if (t > 0) {
             mpix_exchange(m, b, b->A[k]);
         }
-        double c1 = now();
+        double c1 = bench_now();
         stencil(b, b->A[1 - k], b->A[k]);
-        double c2 = now();
+        double c2 = bench_now();
         if (z) {
             if (t > 0) zx_release_halo(z, k);
             if (t < steps - 1) zx_publish(z, b, 1 - k);
         }
-        comm += (c1 - c0) + (now() - c2);
+        comm += (c1 - c0) + (bench_now() - c2);
     }
-    double loc[2] = {now() - t0, comm}, mx[2];
+    double loc[2] = {bench_now() - t0, comm}, mx[2];
     MPI_Allreduce(loc, mx, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     r->t_step = mx[0] / steps;
     r->t_comm = mx[1] / steps;
@@ -456,9 +416,9 @@ static void run_serial(const long g[3], int steps, double *t_step, double *sum) 
         s.A[0] = xalloc(s.cells * sizeof(double));
         s.A[1] = xalloc(s.cells * sizeof(double));
         block_fill(&s);
-        double t0 = now();
+        double t0 = bench_now();
         for (int t = 0; t < steps; t++) stencil(&s, s.A[1 - t % 2], s.A[t % 2]);
-        v[0] = (now() - t0) / steps;
+        v[0] = (bench_now() - t0) / steps;
         v[1] = block_sum(&s, s.A[steps % 2], NULL);
         free(s.A[0]);
         free(s.A[1]);
@@ -535,14 +495,6 @@ static void measure(row_t *row, const long g[3], const int p[3], int steps, int 
     }
 }
 
-static const char *mpi_name(void) {
-#ifdef OMPI_MAJOR_VERSION
-    return "Open MPI";
-#else
-    return "MPICH";
-#endif
-}
-
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
@@ -617,17 +569,11 @@ int main(int argc, char **argv) {
         MPI_Finalize();
         return 2;
     }
-    const char *sc = getenv("SHOAL_SPIN_COUNT");
-    if (sc && atoi(sc) >= 0) spin_limit = (unsigned)atoi(sc);
 
-    MPI_Comm node;
     int on_node;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &node);
-    MPI_Comm_size(node, &on_node);
-    MPI_Comm_free(&node);
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int over = on_node > cores;
-    double t_start = now(), load0 = loadavg();
+    long cores;
+    int over = bench_oversubscribed(&on_node, &cores);
+    double t_start = bench_now(), load0 = bench_loadavg();
 
     row_t rows[2];
     int nrows = 0;
@@ -648,7 +594,7 @@ int main(int argc, char **argv) {
         failed |= !rows[i].zok || !rows[i].same_bits || !rows[i].same_sum || !rows[i].serial_ok;
     if (me == 0) {
         printf("# miniGhost-style 7-point stencil: MPI vs ZCom (%s, %d process%s%s)\n\n",
-               mpi_name(), np, np == 1 ? "" : "es", over ? ", OVERSUBSCRIBED" : "");
+               bench_mpi_name(), np, np == 1 ? "" : "es", over ? ", OVERSUBSCRIBED" : "");
         printf("3-D grid in blocks over a %d x %d x %d process grid, one-cell halos, %d steps: "
                "exchange the faces with the neighbours, then the 7-point average (7 flops per "
                "cell). MPI: Irecv/pack/Isend/Waitall/unpack per face. ZCom: each process copies "
@@ -662,7 +608,7 @@ int main(int argc, char **argv) {
                private_mpi ? "MPI computes on private heap arrays (--private-mpi), ZCom on its "
                              "exposed ones"
                            : "both variants compute on the same arrays (the ZCom-exposed pages)");
-        printf("- MPI library: %s\n", mpi_name());
+        printf("- MPI library: %s\n", bench_mpi_name());
         printf("- %d process%s on %ld online cores%s\n", np, np == 1 ? "" : "es", cores,
                over ? ": OVERSUBSCRIBED (more processes than cores: the figures are dominated by "
                       "scheduling)"
@@ -713,8 +659,8 @@ int main(int argc, char **argv) {
                    r->zok && r->same_bits && r->same_sum && r->serial_ok ? "checksums agree"
                                                                          : "VERIFICATION FAILED");
         }
-        printf("\nLoad average at the end: %.2f.\n", loadavg());
-        printf("\nbench_zcom_stencil: finished in %.1f s%s\n", now() - t_start,
+        printf("\nLoad average at the end: %.2f.\n", bench_loadavg());
+        printf("\nbench_zcom_stencil: finished in %.1f s%s\n", bench_now() - t_start,
                failed ? " WITH ERRORS" : "");
         if (csv) {
             FILE *f = fopen(csv, "w");
@@ -734,9 +680,10 @@ int main(int argc, char **argv) {
                         fprintf(f,
                                 "%s,%d,%d,%s,%ld,%ld,%ld,%d,%d,%d,%d,%s,%.9g,%.9g,%.6g,%.17g,"
                                 "%.9g,%d\n",
-                                mpi_name(), np, over, r->mode, r->g[0], r->g[1], r->g[2], r->p[0],
-                                r->p[1], r->p[2], steps, v ? "zcom" : "mpi", x->t_step, x->t_comm,
-                                fl / x->t_step, x->sum, r->serial_done ? r->serial_t : NAN, ok);
+                                bench_mpi_name(), np, over, r->mode, r->g[0], r->g[1], r->g[2],
+                                r->p[0], r->p[1], r->p[2], steps, v ? "zcom" : "mpi", x->t_step,
+                                x->t_comm, fl / x->t_step, x->sum,
+                                r->serial_done ? r->serial_t : NAN, ok);
                     }
                 }
                 fclose(f);

@@ -124,13 +124,18 @@ int coll_eager_collect_possible(const coll_args_t *a) {
     return a->ct->xchg_off && a->p <= COLLECT_UNITS;
 }
 
-/* fcollect: my block to everyone, then everyone's block into dest (src may overlap dest: it is
- * sent before dest is written). */
-shoal_err_t coll_eager_fcollect(coll_args_t *a) {
+/* Block exchange: member j gets block j of my src (src_stride = n: alltoall) or my whole src
+ * (src_stride = 0: fcollect); block i of my dest comes from member i. My own block is copied
+ * after my sends, so an fcollect src may overlap dest (an alltoall's may not: the entry point
+ * refuses it). */
+static shoal_err_t exchange_blocks(coll_args_t *a, size_t src_stride) {
     uint64_t e = a->ct->xchg_seq++;
     size_t n = a->nbytes;
-    for (int32_t i = 1; i < a->p; i++) SHOAL_TRY(xchg_send(a, e, (a->me + i) % a->p, a->slocal, n));
-    coll_copy_local(a->dlocal + (size_t)a->me * n, a->slocal, n);
+    for (int32_t i = 1; i < a->p; i++) {
+        int32_t to = (a->me + i) % a->p;
+        SHOAL_TRY(xchg_send(a, e, to, a->slocal + (size_t)to * src_stride, n));
+    }
+    coll_copy_local(a->dlocal + (size_t)a->me * n, a->slocal + (size_t)a->me * src_stride, n);
     for (int32_t i = 1; i < a->p; i++) {
         int32_t from = (a->me - i + a->p) % a->p;
         const char *d;
@@ -140,23 +145,12 @@ shoal_err_t coll_eager_fcollect(coll_args_t *a) {
     return xchg_done(a, e);
 }
 
-/* alltoall: block j of my src to member j; block i of my dest from member i (no overlap: the
- * entry point refuses it). */
+shoal_err_t coll_eager_fcollect(coll_args_t *a) {
+    return exchange_blocks(a, 0);
+}
+
 shoal_err_t coll_eager_alltoall(coll_args_t *a) {
-    uint64_t e = a->ct->xchg_seq++;
-    size_t n = a->nbytes;
-    for (int32_t i = 1; i < a->p; i++) {
-        int32_t to = (a->me + i) % a->p;
-        SHOAL_TRY(xchg_send(a, e, to, a->slocal + (size_t)to * n, n));
-    }
-    coll_copy_local(a->dlocal + (size_t)a->me * n, a->slocal + (size_t)a->me * n, n);
-    for (int32_t i = 1; i < a->p; i++) {
-        int32_t from = (a->me - i + a->p) % a->p;
-        const char *d;
-        SHOAL_TRY(xchg_recv(a, e, from, &d));
-        coll_copy_local(a->dlocal + (size_t)from * n, d, n);
-    }
-    return xchg_done(a, e);
+    return exchange_blocks(a, a->nbytes);
 }
 
 /* Reduce members 0..last (in member order, as every reduction here: bit-identical results on

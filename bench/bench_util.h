@@ -1,0 +1,86 @@
+/* Small helpers the benchmark programs share: the clock, the load average, and the waiting
+ * policy of a benchmark's own busy-waits (spin briefly, then yield, and let MPI progress now and
+ * then, as the runtime's waits do: the machines run more processes than cores). Header-only: each
+ * benchmark is one program. */
+#ifndef SHOAL_BENCH_UTIL_H
+#define SHOAL_BENCH_UTIL_H
+
+#include <math.h>
+#include <mpi.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Seconds on the monotonic clock. */
+static inline double bench_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The 1-minute load average (the machines are shared: a busy one explains noisy figures). */
+static inline double bench_loadavg(void) {
+    double l = NAN;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &l) != 1) l = NAN;
+        fclose(f);
+    }
+    return l;
+}
+
+static inline void bench_cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* Polls before a wait yields: SHOAL_SPIN_COUNT when set, as for the runtime; else 256. */
+static inline unsigned bench_spin_limit(void) {
+    static int limit = -1;
+    if (limit < 0) {
+        const char *sc = getenv("SHOAL_SPIN_COUNT");
+        limit = sc && atoi(sc) >= 0 ? atoi(sc) : 256;
+    }
+    return (unsigned)limit;
+}
+
+/* One poll of a busy-wait: spin for the first bench_spin_limit() polls, then yield the core on
+ * every poll; every 1024 polls also let MPI progress (MPICH over UCX may need the peer that left
+ * a barrier first to progress before the other can leave it). */
+static inline void bench_relax(unsigned *spins) {
+    unsigned s = ++*spins;
+    if (s < bench_spin_limit()) {
+        bench_cpu_relax();
+        return;
+    }
+    sched_yield();
+    if (s % 1024 == 0) {
+        int flag;
+        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+    }
+}
+
+static inline const char *bench_mpi_name(void) {
+#ifdef OMPI_MAJOR_VERSION
+    return "Open MPI";
+#else
+    return "MPICH";
+#endif
+}
+
+/* Processes of MPI_COMM_WORLD on this node, and whether they outnumber the online cores. */
+static inline int bench_oversubscribed(int *on_node, long *cores) {
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, on_node);
+    MPI_Comm_free(&node);
+    *cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return *on_node > *cores;
+}
+
+#endif
