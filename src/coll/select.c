@@ -226,7 +226,12 @@ static shoal_err_t parse_tuning_file(const char *path) {
         char *hash = strchr(line, '#');
         if (hash) *hash = '\0';
         char name[32], rule[480];
-        if (sscanf(line, "%31s %479[^\n]", name, rule) < 2) {
+        int got = sscanf(line, "%31s %479[^\n]", name, rule);
+        if (got == 2) { /* blanks before a comment (or a CR) are not part of the rule */
+            size_t len = strlen(rule);
+            while (len && isspace((unsigned char)rule[len - 1])) rule[--len] = '\0';
+        }
+        if (got < 2) {
             if (sscanf(line, "%31s", name) == 1)
                 err = shoal__fail(SHOAL_ERR_INVAL, "%s:%d: expected \"collective rule\"", path,
                                   lineno);
