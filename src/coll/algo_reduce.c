@@ -9,12 +9,9 @@
  * everyone is done with mine (dest may be src). Scan: the same over members 0..me. */
 static shoal_err_t gather_reduce(coll_args_t *a, int32_t upto, int inclusive) {
     size_t bytes = a->nbytes;
-    char *acc = malloc(bytes ? bytes : 1), *tmp = malloc(bytes ? bytes : 1);
-    if (!acc || !tmp) {
-        free(acc);
-        free(tmp);
-        return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
-    }
+    char *acc = bytes <= SIZE_MAX / 2 ? coll_local_buffer(a, 2 * bytes) : NULL;
+    if (!acc) return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
+    char *tmp = acc + bytes;
     shoal_err_t err = SHOAL_OK;
     int have = 0;
     /* A peer's src holds this call's data only once the peer has entered the call: READY. */
@@ -45,8 +42,6 @@ static shoal_err_t gather_reduce(coll_args_t *a, int32_t upto, int inclusive) {
         if (r != a->me && reads_me) err = coll_wait(a, W_DATA(r, a->p), 1);
     }
     if (err == SHOAL_OK) memcpy(a->dlocal, acc, bytes);
-    free(acc);
-    free(tmp);
     return err;
 }
 

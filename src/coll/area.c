@@ -55,6 +55,7 @@ shoal_err_t shoal__coll_team_finalize(team_t *t) {
     free(ct->expected);
     free(ct->eager_done);
     free(ct->xchg_done);
+    free(ct->local_buf);
     free(ct);
     t->coll = NULL;
     return err;
@@ -94,6 +95,17 @@ shoal_err_t coll_wait(coll_args_t *a, int32_t w, uint64_t n) {
     a->ct->expected[w] += n;
     shoal_target_t t = coll_word(a, a->me, w);
     return shoal__wait_word(&t, SHOAL_CMP_GE, a->ct->expected[w], NULL);
+}
+
+char *coll_local_buffer(coll_args_t *a, size_t bytes) {
+    coll_team_t *ct = a->ct;
+    if (bytes > ct->local_bytes) {
+        char *b = realloc(ct->local_buf, bytes);
+        if (!b) return NULL;
+        ct->local_buf = b;
+        ct->local_bytes = bytes;
+    }
+    return ct->local_buf ? ct->local_buf : (char *)ct; /* bytes == 0: any non-NULL address */
 }
 
 char *coll_local(coll_args_t *a, coll_buf_t buf, size_t off) {

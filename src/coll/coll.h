@@ -50,7 +50,9 @@ typedef struct coll_team {
     uint64_t xchg_seq;    /* eager exchanges called on this team so far */
     uint64_t *xchg_done;  /* [p] each member's W_XCHG_DONE as last read */
     size_t xchg_off;      /* where the exchange slots start in a member's part (0: none) */
-    uint64_t *expected;   /* [nwords] signals consumed per word */
+    char *local_buf;      /* private staging kept between calls (linear reduce/scan), or NULL */
+    size_t local_bytes;
+    uint64_t *expected; /* [nwords] signals consumed per word */
     int32_t nwords;
     const char *last_algo; /* name of the algorithm the last call ran */
 } coll_team_t;
@@ -160,6 +162,9 @@ static inline shoal_err_t coll_ready(coll_args_t *a, int32_t writer) {
 static inline shoal_err_t coll_wait_ready(coll_args_t *a, int32_t peer) {
     return coll_wait(a, W_READY(peer), 1);
 }
+/* At least `bytes` of private staging memory, kept for the team's next calls (a fresh buffer
+ * per call meant fresh mappings and page faults for large messages); NULL when out of memory. */
+char *coll_local_buffer(coll_args_t *a, size_t bytes);
 /* Address of my own buffer (dest, src or scratch) at offset. */
 char *coll_local(coll_args_t *a, coll_buf_t buf, size_t off);
 /* Blocking put of n bytes into member peer's buffer at off. */
