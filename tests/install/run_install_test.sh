@@ -50,8 +50,12 @@ check_mpi_linked() {
     else
         want='libmpich\.so\.' other='libmpi\.so'
     fi
-    ldd "$1" | grep -q "$want" || { ldd "$1"; fail "$1 does not load $SHOAL_MPI's library"; }
-    ! ldd "$1" | grep -q "$other" || { ldd "$1"; fail "$1 loads the other MPI's library too"; }
+    # ldd's output first, then grep: with pipefail, `ldd | grep -q` fails whenever grep's early
+    # exit makes ldd die of SIGPIPE (seen once in a clean-clone run).
+    local libs
+    libs="$(ldd "$1")" || fail "ldd $1 failed"
+    grep -q "$want" <<<"$libs" || { echo "$libs"; fail "$1 does not load $SHOAL_MPI's library"; }
+    ! grep -q "$other" <<<"$libs" || { echo "$libs"; fail "$1 loads the other MPI's library too"; }
 }
 
 need_fixture() {
@@ -149,7 +153,7 @@ pkgconfig)
 info)
     need_fixture
     info="$WORK/relocated/$bindir_rel/shoal-info"
-    "$info" --help | grep -q -- "--config-markdown" || fail "--help does not list --config-markdown"
+    grep -q -- "--config-markdown" <<<"$("$info" --help)" || fail "--help does not list --config-markdown"
     if "$info" --bogus >/dev/null 2>&1; then fail "an unknown option did not fail"; fi
     md="$("$info" --config-markdown)" || fail "--config-markdown failed"
     echo "$md"
@@ -181,7 +185,7 @@ info)
 
 shoalrun)
     run="${SHOALRUN_BUILD:?}"
-    "$run" --help | grep -q "usage: shoalrun" || fail "--help"
+    grep -q "usage: shoalrun" <<<"$("$run" --help)" || fail "--help"
     if "$run" -n 0 true 2>/dev/null; then fail "-n 0 was accepted"; fi
     if "$run" -n 2 2>/dev/null; then fail "a missing program was accepted"; fi
     show="$("$run" --show -np 3 prog a b)"
