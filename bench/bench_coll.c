@@ -139,39 +139,12 @@ typedef struct {
 } ctx_t;
 static ctx_t C;
 
-static inline double now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
 static void die(const char *msg) {
     fprintf(stderr, "bench_coll: unit %d: %s\n", (int)C.me, msg);
     MPI_Abort(MPI_COMM_WORLD, 1);
     exit(1);
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-static double quantile(double *v, int n, double q) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    double pos = q * (n - 1);
-    int lo = (int)pos;
-    if (lo >= n - 1) return v[n - 1];
-    return v[lo] + (pos - lo) * (v[lo + 1] - v[lo]);
-}
-
-static const char *fmt_size(size_t s, char *buf, size_t len) {
-    if (s >= ((size_t)1 << 20) && s % ((size_t)1 << 20) == 0)
-        snprintf(buf, len, "%zu MiB", s >> 20);
-    else if (s >= 1024 && s % 1024 == 0)
-        snprintf(buf, len, "%zu KiB", s >> 10);
-    else
-        snprintf(buf, len, "%zu B", s);
-    return buf;
-}
 static const char *fmt_us(double x, char *buf, size_t len) {
     if (isnan(x))
         snprintf(buf, len, "-");
@@ -204,16 +177,7 @@ static int parse_size(const char *t, size_t *out) {
 /* The MPI library's name, blanks folded ("MPICH Version:\t4.0.2" -> "MPICH Version: 4.0.2"). */
 static const char *mpi_lib(void) {
     static char buf[96];
-    const char *in = shoal_mpi_library();
-    size_t o = 0;
-    for (; *in && *in != '\n' && o + 1 < sizeof buf; in++) {
-        int blank = *in == ' ' || *in == '\t';
-        if (blank && (o == 0 || buf[o - 1] == ' ')) continue;
-        buf[o++] = blank ? ' ' : *in;
-    }
-    while (o && buf[o - 1] == ' ') o--;
-    buf[o] = 0;
-    return buf;
+    return bench_squeeze_blanks(shoal_mpi_library(), 1, buf, sizeof buf);
 }
 
 /* ---- Sizes and buffers ----------------------------------------------------------------------- */
@@ -360,7 +324,7 @@ static shoal_err_t select_variant(int k, const variant_t *v) {
 
 /* Runs n calls of variant v; returns the local elapsed ns, or -1 when a call failed. */
 static double run_variant(int k, const variant_t *v, size_t s, long n) {
-    double t0 = now_ns();
+    double t0 = bench_now_ns();
     for (long i = 0; i < n; i++) {
         int bad;
         if (v->type == V_MPI)
@@ -371,7 +335,7 @@ static double run_variant(int k, const variant_t *v, size_t s, long n) {
             bad = shoal_call(k, s) != SHOAL_OK;
         if (bad) return -1;
     }
-    return now_ns() - t0;
+    return bench_now_ns() - t0;
 }
 
 /* ---- Variants: from the registry, or from the list ------------------------------------------- */
@@ -562,11 +526,11 @@ static void measure(int k, int si) {
         if (!usable[vi]) continue;
         double v[MAX_BATCHES];
         for (int b = 0; b < nb; b++) v[b] = tg[b * MAX_VARS + vi] / 1e3;
-        cells[vi].q1 = quantile(v, nb, 0.25);
-        cells[vi].med = quantile(v, nb, 0.5);
-        cells[vi].min = v[0]; /* sorted by quantile() */
+        cells[vi].q1 = bench_quantile(v, nb, 0.25);
+        cells[vi].med = bench_quantile(v, nb, 0.5);
+        cells[vi].min = v[0]; /* sorted by bench_quantile() */
         cells[vi].val = C.use_min ? cells[vi].min : cells[vi].med;
-        cells[vi].q3 = quantile(v, nb, 0.75);
+        cells[vi].q3 = bench_quantile(v, nb, 0.75);
     }
     shoal_coll_override(kname[k], NULL);
 }
@@ -581,11 +545,11 @@ static void handoff_batch(uint64_t *line, long rounds, double limit, double *t, 
     const uint64_t stop = (uint64_t)1 << 63;
     uint64_t val = 0;
     long done = 0;
-    double start = now_ns(), t0 = start, t1 = start;
+    double start = bench_now_ns(), t0 = start, t1 = start;
     for (;;) {
         if (C.me == 0) {
             if (done % HANDOFF_CHUNK == 0) {
-                t1 = now_ns();
+                t1 = bench_now_ns();
                 if (done && *nt < max) t[(*nt)++] = (t1 - t0) / (2.0 * HANDOFF_CHUNK);
                 t0 = t1;
                 if (done >= rounds || t1 - start > limit) {
@@ -645,8 +609,8 @@ static void measure_handoff(void) {
         MPI_Barrier(MPI_COMM_WORLD); /* unit 1 has seen the stop before the word is reset */
     }
     if (C.me == 0 && nt) {
-        C.handoff_ns = quantile(t, nt, 0.5);
-        C.handoff_min_ns = t[0]; /* sorted by quantile() */
+        C.handoff_ns = bench_quantile(t, nt, 0.5);
+        C.handoff_min_ns = t[0]; /* sorted by bench_quantile() */
     }
     free(t);
     MPI_Barrier(MPI_COMM_WORLD);
@@ -680,7 +644,7 @@ static void print_tables(void) {
             if (k == K_BARRIER)
                 printf("| - |");
             else
-                printf("| %s |", fmt_size(C.sizes[si], a, sizeof a));
+                printf("| %s |", bench_fmt_size(C.sizes[si], a, sizeof a));
             if (c[va].status == ST_OK)
                 printf(" %s (%s) |", fmt_us(c[va].val, a, sizeof a), c[va].algo);
             else
@@ -761,7 +725,7 @@ static void print_summary(void) {
             int noise = !other && !ok1 && c->q1 <= C.res[k][si][vm].q3;
             n1++;
             if (large) n3++;
-            snprintf(sz, sizeof sz, "%s", k == K_BARRIER ? "-" : fmt_size(s, a, sizeof a));
+            snprintf(sz, sizeof sz, "%s", k == K_BARRIER ? "-" : bench_fmt_size(s, a, sizeof a));
             char line[256];
             if (!ok1) {
                 miss1++;
@@ -992,7 +956,7 @@ int main(int argc, char **argv) {
     build_variants();
     read_compare(compare);
 
-    C.t_start = now_ns();
+    C.t_start = bench_now_ns();
     measure_handoff();
     if (C.me == 0) {
         int over = C.p > C.cores;
@@ -1025,7 +989,7 @@ int main(int argc, char **argv) {
         if (!C.only[k]) continue;
         for (int si = 0; si < C.nsizes; si++) {
             if (!size_applies(k, C.sizes[si])) continue;
-            int over = (now_ns() - C.t_start) / 1e9 > C.budget_s;
+            int over = (bench_now_ns() - C.t_start) / 1e9 > C.budget_s;
             MPI_Bcast(&over, 1, MPI_INT, 0, MPI_COMM_WORLD);
             if (over) C.over_budget = 1;
             measure(k, si);
@@ -1043,7 +1007,7 @@ int main(int argc, char **argv) {
             printf("\nThe run went over its %.0f s budget (a busy machine?): later sizes were "
                    "measured with 3 batches only.\n",
                    C.budget_s);
-        printf("\nbench_coll: finished in %.1f s%s\n", (now_ns() - C.t_start) / 1e9,
+        printf("\nbench_coll: finished in %.1f s%s\n", (bench_now_ns() - C.t_start) / 1e9,
                status ? " WITH ERRORS" : "");
         fflush(stdout);
         if (csv) write_csv(csv);

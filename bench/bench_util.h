@@ -13,6 +13,53 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Nanoseconds on the monotonic clock. */
+static inline double bench_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static inline int bench_cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The q-quantile (0..1, linear interpolation) of v[0..n); sorts v. */
+static inline double bench_quantile(double *v, int n, double q) {
+    qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
+    double pos = q * (n - 1);
+    int lo = (int)pos;
+    if (lo >= n - 1) return v[n - 1];
+    return v[lo] + (pos - lo) * (v[lo + 1] - v[lo]);
+}
+
+/* "8 B", "64 KiB", "4 MiB" (exact multiples only; otherwise bytes). */
+static inline const char *bench_fmt_size(size_t s, char *buf, size_t len) {
+    if (s >= ((size_t)1 << 20) && s % ((size_t)1 << 20) == 0)
+        snprintf(buf, len, "%zu MiB", s >> 20);
+    else if (s >= 1024 && s % 1024 == 0)
+        snprintf(buf, len, "%zu KiB", s >> 10);
+    else
+        snprintf(buf, len, "%zu B", s);
+    return buf;
+}
+
+/* Copies `in` into buf with runs of blanks squeezed to one and no blank at either end (up to the
+ * first newline when first_line): MPI library version strings are long and ragged. */
+static inline const char *bench_squeeze_blanks(const char *in, int first_line, char *buf,
+                                               size_t len) {
+    size_t o = 0;
+    for (; *in && !(first_line && *in == '\n') && o + 1 < len; in++) {
+        int blank = *in == ' ' || *in == '\t';
+        if (blank && (o == 0 || buf[o - 1] == ' ')) continue;
+        buf[o++] = blank ? ' ' : *in;
+    }
+    while (o && buf[o - 1] == ' ') o--;
+    buf[o] = 0;
+    return buf;
+}
+
 /* Seconds on the monotonic clock. */
 static inline double bench_now(void) {
     struct timespec ts;

@@ -34,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h" /* bench/: the helpers the benchmarks share */
 #include "shoal.h"
 #include "coll/coll.h"
 
@@ -66,31 +67,10 @@ static struct {
     team_t *team;
 } T;
 
-static inline double now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
 static void die(const char *msg) {
     fprintf(stderr, "shoal-coll-tune: unit %d: %s\n", (int)T.me, msg);
     MPI_Abort(MPI_COMM_WORLD, 1);
     exit(1);
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static const char *fmt_size(size_t s, char *buf, size_t len) {
-    if (s >= ((size_t)1 << 20) && s % ((size_t)1 << 20) == 0)
-        snprintf(buf, len, "%zu MiB", s >> 20);
-    else if (s >= 1024 && s % 1024 == 0)
-        snprintf(buf, len, "%zu KiB", s >> 10);
-    else
-        snprintf(buf, len, "%zu B", s);
-    return buf;
 }
 
 /* ---- The collectives, keyed by coll_kind_t ---------------------------------------------------
@@ -178,10 +158,10 @@ static const char *why_not(coll_kind_t k, const coll_algo_t *g, int radix, size_
 
 /* ---- Measuring ------------------------------------------------------------------------------- */
 static double run_n(coll_kind_t k, size_t s, long n) {
-    double t0 = now_ns();
+    double t0 = bench_now_ns();
     for (long i = 0; i < n; i++)
         if (call(k, s) != SHOAL_OK) die("a collective failed");
-    return now_ns() - t0;
+    return bench_now_ns() - t0;
 }
 
 /* Medians (us per call, slowest process per batch) of candidates c[0..nc) (use[i] = 0: skip),
@@ -229,7 +209,7 @@ static void measure(coll_kind_t k, size_t s, const cand_t *c, const int *use, in
     for (int i = 0; i <= nc; i++) {
         double v[MAX_BATCHES];
         for (int b = 0; b < T.batches; b++) v[b] = tg[b * w + i] / 1e3;
-        qsort(v, (size_t)T.batches, sizeof *v, cmp_double);
+        qsort(v, (size_t)T.batches, sizeof *v, bench_cmp_double);
         double med = v[T.batches / 2];
         if (i == nc)
             *auto_us = med;
@@ -377,7 +357,7 @@ static void tune(FILE *out) {
             ns++;
             if (T.me == 0) {
                 fprintf(stderr, "shoal-coll-tune: %s %s done\n", coll_kind_name(k),
-                        k == COLL_BARRIER ? "" : fmt_size(s, a, sizeof a));
+                        k == COLL_BARRIER ? "" : bench_fmt_size(s, a, sizeof a));
             }
         }
         if (T.me != 0 || !ns) continue;
@@ -407,7 +387,8 @@ static void tune(FILE *out) {
                 !isnan(us[i][win[i - 1]]) && us[i][win[i - 1]] <= KEEP_WITHIN * us[i][best] &&
                 applies_over(k, &c[win[i - 1]], lo, hi))
                 win[i] = win[i - 1];
-            fprintf(out, "#   %s: %s %.3f", k == COLL_BARRIER ? "-" : fmt_size(sz[i], a, sizeof a),
+            fprintf(out, "#   %s: %s %.3f",
+                    k == COLL_BARRIER ? "-" : bench_fmt_size(sz[i], a, sizeof a),
                     best >= 0 ? c[best].rule : "(none)", best >= 0 ? us[i][best] : NAN);
             if (second >= 0) fprintf(out, ", next %s %.3f", c[second].rule, us[i][second]);
             fprintf(out, "; built-in %s %.3f", auto_name[i], auto_us[i]);
@@ -562,9 +543,10 @@ static int check(const char *path) {
         if (T.me == 0)
             printf("check: line %d: %s at %s (selector bytes %zu, %d units): expected %s (line "
                    "%d), ran %s%s: %s\n",
-                   r[i].line, coll_kind_name(k), k == COLL_BARRIER ? "-" : fmt_size(s, a, sizeof a),
-                   m, (int)T.p, r[first].algo, r[first].line, ran,
-                   e == SHOAL_OK ? "" : " (call failed)", all_ok ? "OK" : "WRONG");
+                   r[i].line, coll_kind_name(k),
+                   k == COLL_BARRIER ? "-" : bench_fmt_size(s, a, sizeof a), m, (int)T.p,
+                   r[first].algo, r[first].line, ran, e == SHOAL_OK ? "" : " (call failed)",
+                   all_ok ? "OK" : "WRONG");
     }
     if (T.me == 0) {
         printf("shoal-coll-tune: check of %s: %d rules in the file, %d apply to %d units, %d "
@@ -664,13 +646,13 @@ int main(int argc, char **argv) {
                 die("no output file");
             }
         }
-        double t0 = now_ns();
+        double t0 = bench_now_ns();
         tune(out);
         if (T.me == 0) {
-            fprintf(out, "# (%.1f s)\n", (now_ns() - t0) / 1e9);
+            fprintf(out, "# (%.1f s)\n", (bench_now_ns() - t0) / 1e9);
             if (out != stdout) fclose(out);
             fprintf(stderr, "shoal-coll-tune: %s written in %.1f s\n",
-                    out_path ? out_path : "tuning", (now_ns() - t0) / 1e9);
+                    out_path ? out_path : "tuning", (bench_now_ns() - t0) / 1e9);
         }
     }
     shoal_team_memfree(T.sgp);
