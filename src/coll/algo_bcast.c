@@ -1,8 +1,5 @@
 /* Broadcast algorithms. */
-#include <string.h>
-
 #include "coll.h"
-#include "rma/rma.h"
 #include "tree.h"
 
 /* Linear (as SHCOLL): the root says its src is ready, every other member gets the data from the
@@ -48,38 +45,20 @@ static shoal_target_t eager_flag(coll_args_t *a, int32_t member, uint64_t e) {
 
 static shoal_err_t bcast_eager(coll_args_t *a) {
     coll_team_t *ct = a->ct;
-    uint64_t e = ct->eager_seq++, flag = e + 1;
-    size_t data = (e % COLL_EAGER_SLOTS) * COLL_EAGER_SLOT_STRIDE + 8, n = a->nbytes;
+    uint64_t e = ct->eager_seq++;
     if (a->me == a->root) {
         for (int32_t i = 1; i < a->p; i++) {
             int32_t r = (a->root + i) % a->p;
-            if (e >= COLL_EAGER_SLOTS && ct->eager_done[r] < e - COLL_EAGER_SLOTS + 1) {
-                shoal_target_t done = coll_word(a, r, W_EAGER_DONE(a->p));
-                SHOAL_TRY(shoal__wait_word(&done, SHOAL_CMP_GE, e - COLL_EAGER_SLOTS + 1,
-                                           &ct->eager_done[r]));
-            }
-            shoal_target_t f = eager_flag(a, r, e);
-            if (f.addr) { /* direct: the copy, then the flag with a release store; no full
-                           * fence, so the root does not stall until the lines reach r */
-                memcpy(f.addr + 8, a->slocal, n);
-                __atomic_store_n((uint64_t *)(void *)f.addr, flag, __ATOMIC_RELEASE);
-                continue;
-            }
-            SHOAL_TRY(coll_put(a, r, BUF_EAGER, data, a->slocal, n)); /* complete, then the flag */
-            SHOAL_TRY(shoal__amo(&f, AMO_STORE, SHOAL_OP_SUM, SHOAL_UINT64, &flag, NULL, NULL));
+            SHOAL_TRY(coll_eager_post(a, r, e, W_EAGER_DONE(a->p), &ct->eager_done[r],
+                                      eager_flag(a, r, e), a->slocal, a->nbytes));
         }
-        coll_copy_local(a->dlocal, a->slocal, n);
+        coll_copy_local(a->dlocal, a->slocal, a->nbytes);
     } else {
-        shoal_target_t f = eager_flag(a, a->me, e);
-        SHOAL_TRY(shoal__wait_word(&f, SHOAL_CMP_GE, flag, NULL));
-        coll_copy_local(a->dlocal, coll_local(a, BUF_EAGER, data), n);
+        const char *d;
+        SHOAL_TRY(coll_eager_wait(a, eager_flag(a, a->me, e), e, &d));
+        coll_copy_local(a->dlocal, d, a->nbytes);
     }
-    shoal_target_t done = coll_word(a, a->me, W_EAGER_DONE(a->p));
-    if (done.addr) { /* release: my copy out of the slot is done before the slot is reused */
-        __atomic_store_n((uint64_t *)(void *)done.addr, flag, __ATOMIC_RELEASE);
-        return SHOAL_OK;
-    }
-    return shoal__amo(&done, AMO_STORE, SHOAL_OP_SUM, SHOAL_UINT64, &flag, NULL, NULL);
+    return coll_eager_leave(a, W_EAGER_DONE(a->p), e);
 }
 
 /* ---- Tree broadcasts (SHCOLL 5.3) ----

@@ -65,10 +65,10 @@ shoal_err_t shoal__coll_team_finalize(team_t *t) {
  * validated the extents, and symmetric parts have the same size on every member). */
 static shoal_target_t target(coll_args_t *a, int32_t peer, coll_buf_t buf, size_t off) {
     shoal_target_t t;
-    if (buf == BUF_SCRATCH || buf == BUF_EAGER) {
+    if (buf == BUF_SCRATCH) {
         t.seg = a->ct->seg;
         t.rank = peer;
-        t.disp = (MPI_Aint)(a->ct->sig_bytes + (buf == BUF_EAGER ? a->ct->scratch_bytes : 0) + off);
+        t.disp = (MPI_Aint)(a->ct->sig_bytes + off);
     } else {
         t.seg = buf == BUF_DEST ? a->dseg : a->sseg;
         t.rank = t.seg->team->rel_of_abs[a->team->abs_of_rel[peer]];
@@ -116,8 +116,6 @@ char *coll_local(coll_args_t *a, coll_buf_t buf, size_t off) {
         return a->slocal + off;
     case BUF_SCRATCH:
         return a->ct->seg->my_base + a->ct->sig_bytes + off;
-    case BUF_EAGER:
-        return a->ct->seg->my_base + a->ct->sig_bytes + a->ct->scratch_bytes + off;
     }
     return NULL;
 }

@@ -38,7 +38,7 @@ typedef enum {
 } coll_kind_t;
 
 /* Which buffer of a member an operation addresses. */
-typedef enum { BUF_DEST = 0, BUF_SRC = 1, BUF_SCRATCH = 2, BUF_EAGER = 3 } coll_buf_t;
+typedef enum { BUF_DEST = 0, BUF_SRC = 1, BUF_SCRATCH = 2 } coll_buf_t;
 
 typedef struct coll_team {
     segment_t *seg;       /* signal words + scratch, one part per member */
@@ -177,6 +177,18 @@ shoal_err_t coll_put_signal(coll_args_t *a, int32_t peer, coll_buf_t buf, size_t
 shoal_err_t coll_get(coll_args_t *a, void *dst, int32_t peer, coll_buf_t buf, size_t off, size_t n);
 /* Local copy between my own buffers (memmove semantics). */
 void coll_copy_local(void *dst, const void *src, size_t n);
+
+/* ---- The eager protocol (eager.c) ----
+ * A writer of eager call e (counted per team and per kind) puts into a slot of the peer's coll
+ * area: first it makes sure the peer has finished call e - COLL_EAGER_SLOTS (the peer's done_word,
+ * read only when *done_seen, the value it last read, is too old), then writes the n bytes after
+ * the slot's 8-byte flag, then the flag (e + 1). The reader waits for the flag in its own slot;
+ * every member stores its done_word (e + 1) when it leaves the call. */
+shoal_err_t coll_eager_post(coll_args_t *a, int32_t peer, uint64_t e, int32_t done_word,
+                            uint64_t *done_seen, shoal_target_t flag, const void *src, size_t n);
+/* Waits until my slot `flag` holds call e; *data = the bytes after the flag (in my memory). */
+shoal_err_t coll_eager_wait(coll_args_t *a, shoal_target_t flag, uint64_t e, const char **data);
+shoal_err_t coll_eager_leave(coll_args_t *a, int32_t done_word, uint64_t e);
 
 /* ---- Eager exchange algorithms (eager.c) ---- */
 /* collect: every member's size (and its block, when all fit a cell) through one exchange; fills

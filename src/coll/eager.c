@@ -26,45 +26,60 @@ static shoal_target_t cell(coll_args_t *a, int32_t member, uint64_t e, int32_t f
     return t;
 }
 
-/* Puts n bytes from src into my cell of peer's slot for exchange e, then the flag. */
-static shoal_err_t xchg_send(coll_args_t *a, uint64_t e, int32_t peer, const void *src, size_t n) {
-    coll_team_t *ct = a->ct;
-    if (e >= COLL_EAGER_SLOTS && ct->xchg_done[peer] < e - COLL_EAGER_SLOTS + 1) {
-        shoal_target_t done = coll_word(a, peer, W_XCHG_DONE(a->p));
-        SHOAL_TRY(
-            shoal__wait_word(&done, SHOAL_CMP_GE, e - COLL_EAGER_SLOTS + 1, &ct->xchg_done[peer]));
+/* ---- The eager protocol (also the eager broadcast's, algo_bcast.c) ---- */
+
+shoal_err_t coll_eager_post(coll_args_t *a, int32_t peer, uint64_t e, int32_t done_word,
+                            uint64_t *done_seen, shoal_target_t flag, const void *src, size_t n) {
+    if (e >= COLL_EAGER_SLOTS && *done_seen < e - COLL_EAGER_SLOTS + 1) {
+        shoal_target_t done = coll_word(a, peer, done_word);
+        SHOAL_TRY(shoal__wait_word(&done, SHOAL_CMP_GE, e - COLL_EAGER_SLOTS + 1, done_seen));
     }
-    shoal_target_t c = cell(a, peer, e, a->me);
-    uint64_t flag = e + 1;
-    if (c.addr) {
-        if (n) memcpy(c.addr + 8, src, n);
-        __atomic_store_n((uint64_t *)(void *)c.addr, flag, __ATOMIC_RELEASE);
+    uint64_t v = e + 1;
+    if (flag.addr) { /* direct: plain stores, then the flag with a release store; no full fence,
+                      * so the writer does not stall until the lines reach the peer */
+        if (n) memcpy(flag.addr + 8, src, n);
+        __atomic_store_n((uint64_t *)(void *)flag.addr, v, __ATOMIC_RELEASE);
         return SHOAL_OK;
     }
     /* MPI path: the data completes at the peer (a blocking put), then the flag. */
-    shoal_target_t body = c;
+    shoal_target_t body = flag;
     body.disp += 8;
     if (n) SHOAL_TRY(shoal__put(&body, src, n));
-    return shoal__amo(&c, AMO_STORE, SHOAL_OP_SUM, SHOAL_UINT64, &flag, NULL, NULL);
+    return shoal__amo(&flag, AMO_STORE, SHOAL_OP_SUM, SHOAL_UINT64, &v, NULL, NULL);
 }
 
-/* Waits for member `from`'s cell of my slot for exchange e; returns its data (in my memory). */
-static shoal_err_t xchg_recv(coll_args_t *a, uint64_t e, int32_t from, const char **data) {
-    shoal_target_t c = cell(a, a->me, e, from);
-    SHOAL_TRY(shoal__wait_word(&c, SHOAL_CMP_GE, e + 1, NULL));
-    *data = a->ct->seg->my_base + c.disp + 8;
+shoal_err_t coll_eager_wait(coll_args_t *a, shoal_target_t flag, uint64_t e, const char **data) {
+    SHOAL_TRY(shoal__wait_word(&flag, SHOAL_CMP_GE, e + 1, NULL));
+    *data = a->ct->seg->my_base + flag.disp + 8;
     return SHOAL_OK;
 }
 
-/* I have finished exchange e: my cells of its slot may be reused. */
-static shoal_err_t xchg_done(coll_args_t *a, uint64_t e) {
-    shoal_target_t done = coll_word(a, a->me, W_XCHG_DONE(a->p));
+shoal_err_t coll_eager_leave(coll_args_t *a, int32_t done_word, uint64_t e) {
+    shoal_target_t done = coll_word(a, a->me, done_word);
     uint64_t v = e + 1;
-    if (done.addr) { /* release: my reads of the slot come first */
+    if (done.addr) { /* release: my reads of the slots come first */
         __atomic_store_n((uint64_t *)(void *)done.addr, v, __ATOMIC_RELEASE);
         return SHOAL_OK;
     }
     return shoal__amo(&done, AMO_STORE, SHOAL_OP_SUM, SHOAL_UINT64, &v, NULL, NULL);
+}
+
+/* ---- The exchange's cells ---- */
+
+/* Puts n bytes from src into my cell of peer's slot for exchange e, then the flag. */
+static shoal_err_t xchg_send(coll_args_t *a, uint64_t e, int32_t peer, const void *src, size_t n) {
+    return coll_eager_post(a, peer, e, W_XCHG_DONE(a->p), &a->ct->xchg_done[peer],
+                           cell(a, peer, e, a->me), src, n);
+}
+
+/* Waits for member `from`'s cell of my slot for exchange e; returns its data (in my memory). */
+static shoal_err_t xchg_recv(coll_args_t *a, uint64_t e, int32_t from, const char **data) {
+    return coll_eager_wait(a, cell(a, a->me, e, from), e, data);
+}
+
+/* I have finished exchange e: my cells of its slot may be reused. */
+static shoal_err_t xchg_done(coll_args_t *a, uint64_t e) {
+    return coll_eager_leave(a, W_XCHG_DONE(a->p), e);
 }
 
 /* collect: the size exchange is itself an eager exchange, on teams of up to 8 units: each member
