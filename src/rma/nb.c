@@ -7,12 +7,13 @@
 #include <string.h>
 
 #include "rma.h"
+#include "runtime/objtab.h"
 #include "runtime/wait.h"
 
-#define HANDLE_MAGIC 0x5e0a1u
-
+/* The program holds a token of runtime/objtab.h, never this record: a stale copy of a completed
+ * handle, or a made-up value, is rejected without reading recycled or freed memory. */
 struct shoal_handle {
-    unsigned magic; /* HANDLE_MAGIC while live: catches stale copies and garbage */
+    uintptr_t token; /* the program's name for this record while it is live */
     int is_put;
     int done; /* completed early (its segment was freed) */
     MPI_Request req;
@@ -31,7 +32,11 @@ static struct shoal_handle *handle_new(void) {
     else if (!(h = malloc(sizeof *h)))
         return NULL;
     memset(h, 0, sizeof *h);
-    h->magic = HANDLE_MAGIC;
+    if (!(h->token = objtab_insert(OBJ_HANDLE, h))) {
+        h->next = spare;
+        spare = h;
+        return NULL;
+    }
     h->next = live;
     if (live) live->prev = h;
     live = h;
@@ -44,19 +49,25 @@ static void handle_release(struct shoal_handle *h) {
     else
         live = h->next;
     if (h->next) h->next->prev = h->prev;
-    h->magic = 0;
+    objtab_remove(OBJ_HANDLE, h->token); /* every copy of the token is stale from now on */
+    h->token = 0;
     h->next = spare;
     spare = h;
 }
 
-/* Finishes h (waits for its request; a put also flushes the target). */
+/* Finishes h (waits for its request; a put also flushes the target) and releases it, also when
+ * MPI fails: a handle whose completion failed is over all the same (the error is returned), so
+ * nothing can wait on it forever, finalize included. */
 static shoal_err_t handle_finish(struct shoal_handle *h) {
+    shoal_err_t err = SHOAL_OK;
     if (!h->done) {
-        SHOAL_MPI(MPI_Wait(&h->req, MPI_STATUS_IGNORE));
-        if (h->is_put) SHOAL_MPI(MPI_Win_flush(h->rank, h->seg->win));
+        int rc = MPI_Wait(&h->req, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS) err = shoal__mpi_fail(rc, "MPI_Wait");
+        if (err == SHOAL_OK && h->is_put && (rc = MPI_Win_flush(h->rank, h->seg->win)))
+            err = shoal__mpi_fail(rc, "MPI_Win_flush");
     }
     handle_release(h);
-    return SHOAL_OK;
+    return err;
 }
 
 static shoal_err_t issue(int is_put, void *local, const shoal_target_t *t, size_t n,
@@ -90,7 +101,7 @@ static shoal_err_t issue(int is_put, void *local, const shoal_target_t *t, size_
     h->seg = t->seg;
     h->rank = t->rank;
     shoal__segment_mark_dirty(t->seg);
-    *handle = h;
+    *handle = (shoal_handle_t)h->token;
     return SHOAL_OK;
 }
 
@@ -115,36 +126,49 @@ shoal_err_t shoal_get_nb(void *dest, shoal_gptr_t src, size_t nbytes, shoal_hand
     return issue(0, dest, &t, nbytes, handle);
 }
 
-static shoal_err_t check_handle(shoal_handle_t h) {
-    if (h && h->magic != HANDLE_MAGIC)
+/* The live record behind a non-NULL token, or a reported SHOAL_ERR_HANDLE. */
+static shoal_err_t check_handle(shoal_handle_t token, struct shoal_handle **h) {
+    void *obj = NULL;
+    switch (objtab_lookup(OBJ_HANDLE, (uintptr_t)token, &obj)) {
+    case OBJ_LIVE:
+        *h = obj;
+        return SHOAL_OK;
+    case OBJ_STALE:
         return shoal__fail(SHOAL_ERR_HANDLE,
-                           "handle %p is not live (already completed, or "
-                           "never issued)",
-                           (void *)h);
-    return SHOAL_OK;
+                           "handle %p was already completed (by wait or test): a stale copy",
+                           (void *)token);
+    default:
+        return shoal__fail(SHOAL_ERR_HANDLE, "%p is not a handle Shoal issued", (void *)token);
+    }
 }
 
 shoal_err_t shoal_wait(shoal_handle_t *handle) {
     SHOAL_ENTER("shoal_wait");
     if (!handle) return shoal__fail(SHOAL_ERR_INVAL, "NULL handle pointer");
     if (!*handle) return SHOAL_OK;
-    SHOAL_TRY(check_handle(*handle));
-    SHOAL_TRY(handle_finish(*handle));
-    *handle = SHOAL_HANDLE_NULL;
-    return SHOAL_OK;
+    struct shoal_handle *h = NULL;
+    SHOAL_TRY(check_handle(*handle, &h));
+    *handle = SHOAL_HANDLE_NULL; /* released even when completion failed */
+    return handle_finish(h);
 }
 
-/* One non-blocking look at h: *done = 1 (and h finished and released) or 0. */
+/* One non-blocking look at h: *done = 1 (and h finished and released) or 0. A failure also
+ * releases h (and reports done): the operation is over, and its error is returned. */
 static shoal_err_t test_one(struct shoal_handle *h, int *done) {
-    int flag = h->done;
-    if (!flag) SHOAL_MPI(MPI_Test(&h->req, &flag, MPI_STATUS_IGNORE));
+    int flag = h->done, rc = MPI_SUCCESS;
+    if (!flag) rc = MPI_Test(&h->req, &flag, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) {
+        *done = 1;
+        handle_release(h);
+        return shoal__mpi_fail(rc, "MPI_Test");
+    }
     if (flag) {
         h->done = 1; /* request finished: handle_finish only flushes (for a put) */
-        if (h->is_put && h->seg) SHOAL_MPI(MPI_Win_flush(h->rank, h->seg->win));
+        if (h->is_put && h->seg) rc = MPI_Win_flush(h->rank, h->seg->win);
         handle_release(h);
     }
     *done = flag;
-    return SHOAL_OK;
+    return rc == MPI_SUCCESS ? SHOAL_OK : shoal__mpi_fail(rc, "MPI_Win_flush");
 }
 
 shoal_err_t shoal_test(shoal_handle_t *handle, int *done) {
@@ -154,82 +178,122 @@ shoal_err_t shoal_test(shoal_handle_t *handle, int *done) {
         *done = 1;
         return SHOAL_OK;
     }
-    SHOAL_TRY(check_handle(*handle));
-    SHOAL_TRY(test_one(*handle, done));
-    if (*done) *handle = SHOAL_HANDLE_NULL;
-    return SHOAL_OK;
+    struct shoal_handle *h = NULL;
+    SHOAL_TRY(check_handle(*handle, &h));
+    int finished = 0;
+    shoal_err_t err = test_one(h, &finished);
+    if (finished) *handle = SHOAL_HANDLE_NULL;
+    *done = finished;
+    return err;
 }
 
 /* Remote completion for the puts among handles[0..n): one MPI_Win_flush per (window, rank), not
  * one per handle (a flush is a round trip on most transports). Up to FLUSH_DISTINCT pairs are
  * told apart; past that, each further window is flushed once with MPI_Win_flush_all. */
 #define FLUSH_DISTINCT 32
-static shoal_err_t flush_puts_once(shoal_handle_t *handles, size_t n) {
+static shoal_err_t flush_puts_once(struct shoal_handle **hs, size_t n) {
     struct {
         MPI_Win win;
         int32_t rank; /* -1: the whole window was flushed */
     } seen[FLUSH_DISTINCT];
     size_t nseen = 0;
+    shoal_err_t err = SHOAL_OK;
     for (size_t i = 0; i < n; i++) {
-        struct shoal_handle *h = handles[i];
+        struct shoal_handle *h = hs[i];
         if (!h || !h->is_put || h->done) continue;
         MPI_Win win = h->seg->win;
         int dup = 0;
         for (size_t k = 0; k < nseen && !dup; k++)
             dup = seen[k].win == win && (seen[k].rank == h->rank || seen[k].rank < 0);
         if (dup) continue;
+        int rc;
         if (nseen < FLUSH_DISTINCT - 1) {
-            SHOAL_MPI(MPI_Win_flush(h->rank, win));
+            rc = MPI_Win_flush(h->rank, win);
             seen[nseen].win = win;
             seen[nseen++].rank = h->rank;
         } else { /* table nearly full: keep the last slot for whole windows */
-            SHOAL_MPI(MPI_Win_flush_all(win));
+            rc = MPI_Win_flush_all(win);
             seen[FLUSH_DISTINCT - 1].win = win;
             seen[FLUSH_DISTINCT - 1].rank = -1;
             nseen = FLUSH_DISTINCT;
         }
+        if (rc != MPI_SUCCESS && err == SHOAL_OK) err = shoal__mpi_fail(rc, "MPI_Win_flush");
     }
+    return err;
+}
+
+/* The records behind tokens[0..n) (NULL entries stay NULL), all checked before anything is done;
+ * *out is a malloc'd array (NULL when n == 0). */
+static shoal_err_t check_handles(const shoal_handle_t *tokens, size_t n,
+                                 struct shoal_handle ***out) {
+    *out = NULL;
+    if (!n) return SHOAL_OK;
+    struct shoal_handle **hs = calloc(n, sizeof *hs);
+    if (!hs) return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory for %zu handles", n);
+    for (size_t i = 0; i < n; i++) {
+        shoal_err_t err = tokens[i] ? check_handle(tokens[i], &hs[i]) : SHOAL_OK;
+        if (err != SHOAL_OK) {
+            free(hs);
+            return err;
+        }
+    }
+    *out = hs;
     return SHOAL_OK;
 }
 
 shoal_err_t shoal_waitall(shoal_handle_t *handles, size_t n) {
     SHOAL_ENTER("shoal_waitall");
     if (!handles && n) return shoal__fail(SHOAL_ERR_INVAL, "NULL handle array");
-    for (size_t i = 0; i < n; i++) SHOAL_TRY(check_handle(handles[i]));
-    /* All local completions first, then the remote completions, deduplicated. */
-    for (size_t i = 0; i < n; i++)
-        if (handles[i] && !handles[i]->done)
-            SHOAL_MPI(MPI_Wait(&handles[i]->req, MPI_STATUS_IGNORE));
-    SHOAL_TRY(flush_puts_once(handles, n));
+    struct shoal_handle **hs = NULL;
+    SHOAL_TRY(check_handles(handles, n, &hs));
+    /* All local completions first, then the remote completions, deduplicated. Every handle is
+     * released whatever fails: each operation is over, and the first error is returned. */
+    shoal_err_t err = SHOAL_OK;
     for (size_t i = 0; i < n; i++) {
-        /* the magic test skips a handle listed twice (released on its first appearance) */
-        if (handles[i] && handles[i]->magic == HANDLE_MAGIC) handle_release(handles[i]);
+        if (!hs[i] || hs[i]->done) continue;
+        int rc = MPI_Wait(&hs[i]->req, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS && err == SHOAL_OK) err = shoal__mpi_fail(rc, "MPI_Wait");
+    }
+    shoal_err_t ferr = flush_puts_once(hs, n);
+    if (err == SHOAL_OK) err = ferr;
+    for (size_t i = 0; i < n; i++) {
+        /* a handle listed twice was released on its first appearance: its token is gone */
+        if (hs[i] && hs[i]->token == (uintptr_t)handles[i]) handle_release(hs[i]);
         handles[i] = SHOAL_HANDLE_NULL;
     }
-    return SHOAL_OK;
+    free(hs);
+    return err;
 }
 
 shoal_err_t shoal_testall(shoal_handle_t *handles, size_t n, int *all_done) {
     SHOAL_ENTER("shoal_testall");
     if ((!handles && n) || !all_done) return shoal__fail(SHOAL_ERR_INVAL, "NULL array or output");
-    for (size_t i = 0; i < n; i++) SHOAL_TRY(check_handle(handles[i]));
+    struct shoal_handle **hs = NULL;
+    SHOAL_TRY(check_handles(handles, n, &hs));
     int all = 1;
+    shoal_err_t err = SHOAL_OK;
     for (size_t i = 0; i < n; i++) {
-        if (!handles[i]) continue;
+        if (!hs[i]) continue;
+        if (hs[i]->token != (uintptr_t)handles[i]) { /* listed twice: finished just now */
+            handles[i] = SHOAL_HANDLE_NULL;
+            continue;
+        }
         int done = 0;
-        SHOAL_TRY(test_one(handles[i], &done));
+        shoal_err_t e = test_one(hs[i], &done);
+        if (e != SHOAL_OK && err == SHOAL_OK) err = e;
         if (done)
             handles[i] = SHOAL_HANDLE_NULL;
         else
             all = 0;
     }
+    free(hs);
     *all_done = all;
-    return SHOAL_OK;
+    return err;
 }
 
 size_t shoal__handles_complete_all(void) {
     size_t n = 0;
-    while (live) {
+    while (live) { /* handle_finish always releases: this loop ends */
         n++;
         handle_finish(live);
     }

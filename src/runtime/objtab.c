@@ -1,0 +1,147 @@
+/* Opaque-object table: see objtab.h. Slots are recycled through a free list; each recycling bumps
+ * the slot's generation, so tokens of earlier occupants never match again. */
+#include <pthread.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+#include "objtab.h"
+
+#define KIND_BITS 4
+#define SLOT_BITS 24
+#define GEN_BITS  32
+#define KIND_MASK ((1u << KIND_BITS) - 1)
+#define SLOT_MASK ((1u << SLOT_BITS) - 1)
+#define MAX_SLOTS (SLOT_MASK - 1) /* slot + 1 must fit, and never be 0 */
+#define NO_SLOT   UINT32_MAX
+
+typedef struct {
+    void *obj;          /* NULL while free */
+    uint32_t gen;       /* bumped whenever an occupant leaves */
+    uint8_t kind;       /* kind of the current or last occupant */
+    uint32_t next_free; /* free list link */
+} slot_t;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static slot_t *slots;
+static uint32_t nslots, cap, free_head = NO_SLOT;
+static size_t live_count[KIND_MASK + 1];
+
+static uintptr_t make_token(obj_kind_t kind, uint32_t slot, uint32_t gen) {
+    return (uintptr_t)kind | ((uintptr_t)(slot + 1) << KIND_BITS) |
+           ((uintptr_t)gen << (KIND_BITS + SLOT_BITS));
+}
+
+/* Splits a token; 0 when it cannot name a slot of this table. */
+static int split_token(uintptr_t token, obj_kind_t kind, uint32_t *slot, uint32_t *gen) {
+    if (sizeof(uintptr_t) < 8) return 0; /* 64-bit platforms only (see CMake) */
+    if ((token & KIND_MASK) != (uintptr_t)kind) return 0;
+    if (token >> (KIND_BITS + SLOT_BITS + GEN_BITS)) return 0; /* top bits of a token are 0 */
+    uint32_t s = (uint32_t)((token >> KIND_BITS) & SLOT_MASK);
+    if (s == 0 || s > nslots) return 0;
+    *slot = s - 1;
+    *gen = (uint32_t)(token >> (KIND_BITS + SLOT_BITS));
+    return 1;
+}
+
+uintptr_t objtab_insert(obj_kind_t kind, void *obj) {
+    if (!obj) return 0;
+    pthread_mutex_lock(&lock);
+    uint32_t s = free_head;
+    if (s != NO_SLOT) {
+        free_head = slots[s].next_free;
+    } else {
+        if (nslots == cap) {
+            uint32_t ncap = cap ? cap * 2 : 64;
+            if (ncap > MAX_SLOTS) ncap = MAX_SLOTS;
+            slot_t *n = ncap > cap ? realloc(slots, (size_t)ncap * sizeof *n) : NULL;
+            if (!n) {
+                pthread_mutex_unlock(&lock);
+                return 0;
+            }
+            slots = n;
+            cap = ncap;
+        }
+        s = nslots++;
+        slots[s].gen = 1;
+    }
+    slots[s].obj = obj;
+    slots[s].kind = (uint8_t)kind;
+    slots[s].next_free = NO_SLOT;
+    live_count[kind]++;
+    uintptr_t token = make_token(kind, s, slots[s].gen);
+    pthread_mutex_unlock(&lock);
+    return token;
+}
+
+/* Caller holds the lock. */
+static obj_status_t find(obj_kind_t kind, uintptr_t token, uint32_t *slot) {
+    uint32_t s, gen;
+    if (!split_token(token, kind, &s, &gen)) return OBJ_BAD;
+    const slot_t *e = &slots[s];
+    if (e->obj && e->gen == gen && e->kind == (uint8_t)kind) {
+        *slot = s;
+        return OBJ_LIVE;
+    }
+    /* An older generation of this slot: the token was real once (generations only grow). */
+    return gen < e->gen ? OBJ_STALE : OBJ_BAD;
+}
+
+obj_status_t objtab_lookup(obj_kind_t kind, uintptr_t token, void **obj) {
+    pthread_mutex_lock(&lock);
+    uint32_t s = 0;
+    obj_status_t st = find(kind, token, &s);
+    if (st == OBJ_LIVE) *obj = slots[s].obj;
+    pthread_mutex_unlock(&lock);
+    return st;
+}
+
+/* Caller holds the lock. */
+static void *vacate(uint32_t s) {
+    void *obj = slots[s].obj;
+    live_count[slots[s].kind]--;
+    slots[s].obj = NULL;
+    slots[s].gen++;
+    slots[s].next_free = free_head;
+    free_head = s;
+    return obj;
+}
+
+void *objtab_remove(obj_kind_t kind, uintptr_t token) {
+    pthread_mutex_lock(&lock);
+    uint32_t s = 0;
+    void *obj = find(kind, token, &s) == OBJ_LIVE ? vacate(s) : NULL;
+    pthread_mutex_unlock(&lock);
+    return obj;
+}
+
+void objtab_drain(obj_kind_t kind, void (*fn)(void *obj)) {
+    pthread_mutex_lock(&lock);
+    for (uint32_t s = 0; s < nslots; s++) {
+        if (!slots[s].obj || slots[s].kind != (uint8_t)kind) continue;
+        void *obj = vacate(s);
+        if (fn) fn(obj);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+size_t objtab_count(obj_kind_t kind) {
+    pthread_mutex_lock(&lock);
+    size_t n = live_count[kind];
+    pthread_mutex_unlock(&lock);
+    return n;
+}
+
+void objtab_release(void) {
+    pthread_mutex_lock(&lock);
+    int empty = 1;
+    for (size_t k = 0; k <= KIND_MASK; k++) empty &= live_count[k] == 0;
+    if (empty) {
+        /* Generations restart with the table; that is safe only because nothing is live and
+         * Shoal cannot be initialised twice in one process (stale tokens stay unreachable). */
+        free(slots);
+        slots = NULL;
+        nslots = cap = 0;
+        free_head = NO_SLOT;
+    }
+    pthread_mutex_unlock(&lock);
+}
