@@ -6,10 +6,12 @@
 #include "coll/coll.h"
 #include "config.h"
 #include "mem/segment.h"
+#include "objtab.h"
 #include "progress.h"
 #include "rma/rma.h"
 #include "runtime.h"
 #include "sync/sync.h"
+#include "team/group.h"
 #include "team/team.h"
 #include "xport/probe.h"
 
@@ -177,6 +179,8 @@ shoal_err_t shoal_finalize(void) {
     shoal__segments_finalize();
     shoal__teams_finalize();
     shoal__handles_release_spares();
+    shoal__groups_finalize(); /* groups the program did not destroy */
+    objtab_release();
     coll_select_finalize();
     release_node_info();
     rt->initialized = 0;

@@ -11,6 +11,7 @@
 
 #include "mem/segment.h"
 #include "rma/rma.h"
+#include "runtime/objtab.h"
 #include "runtime/wait.h"
 #include "sync.h"
 #include "team/team_table.h"
@@ -20,7 +21,11 @@
 #define WAIT       128
 #define LOCK_BYTES 192
 
+/* The program holds a token of runtime/objtab.h naming this record, never the record itself: a
+ * lock destroyed by shoal_lock_destroy or with its team is recognised without reading freed
+ * memory. */
 struct shoal_lock {
+    uintptr_t token;
     team_t *team;
     segment_t *seg;
     int32_t tail_rel; /* member whose TAIL word is this lock's tail */
@@ -44,26 +49,51 @@ static shoal_err_t store(const struct shoal_lock *l, int32_t rel, int off, int64
     return shoal__amo(&w, AMO_STORE, SHOAL_OP_SUM, SHOAL_INT64, &v, NULL, NULL);
 }
 
-static shoal_err_t check_lock(shoal_lock_t lock) {
-    if (!lock || !lock->seg) return shoal__fail(SHOAL_ERR_INVAL, "NULL or destroyed lock");
-    return SHOAL_OK;
+/* The live record behind a token, or a reported error: SHOAL_ERR_STATE for a lock that existed
+ * (destroyed, or its team was), SHOAL_ERR_INVAL for NULL or a value that was never a lock. */
+static shoal_err_t check_lock(shoal_lock_t token, struct shoal_lock **l) {
+    void *obj = NULL;
+    if (!token) return shoal__fail(SHOAL_ERR_INVAL, "NULL lock");
+    switch (objtab_lookup(OBJ_LOCK, (uintptr_t)token, &obj)) {
+    case OBJ_LIVE:
+        *l = obj;
+        return SHOAL_OK;
+    case OBJ_STALE:
+        return shoal__fail(SHOAL_ERR_STATE,
+                           "lock %p was destroyed (by shoal_lock_destroy or with its team)",
+                           (void *)token);
+    default:
+        return shoal__fail(SHOAL_ERR_INVAL, "%p is not a lock", (void *)token);
+    }
+}
+
+/* Frees a lock record whose token is already gone. */
+static void free_record(struct shoal_lock *l) {
+    free(l);
 }
 
 shoal_err_t shoal_lock_create(shoal_team_t team, shoal_lock_t *lock) {
     SHOAL_ENTER("shoal_lock_create");
     team_t *t = NULL;
     SHOAL_TRY(shoal__team_get(team, &t));
-    if (!lock) return shoal__fail(SHOAL_ERR_INVAL, "NULL output");
-    struct shoal_lock *l = calloc(1, sizeof *l);
-    int ok = l != NULL, all_ok = 0;
-    SHOAL_MPI(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, t->comm));
-    if (!all_ok) {
+    /* Every member learns whether every member can go on, so a bad argument on one unit fails
+     * them all instead of leaving the others in the collective steps below. */
+    struct shoal_lock *l = lock ? calloc(1, sizeof *l) : NULL;
+    if (l && !(l->token = objtab_insert(OBJ_LOCK, l))) {
         free(l);
-        return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory for a lock");
+        l = NULL;
     }
-    shoal_err_t err = shoal__segment_create(t, LOCK_BYTES, SEG_INTERNAL, &l->seg);
+    shoal_err_t mine = !lock ? shoal__fail(SHOAL_ERR_INVAL, "NULL output")
+                       : !l  ? shoal__fail(SHOAL_ERR_NOMEM, "out of host memory for a lock")
+                             : SHOAL_OK;
+    shoal_err_t err = shoal__team_agree(t, mine, 0, "");
     if (err != SHOAL_OK) {
-        free(l);
+        if (l) free_record(objtab_remove(OBJ_LOCK, l->token));
+        return err;
+    }
+    err = shoal__segment_create(t, LOCK_BYTES, SEG_INTERNAL, &l->seg);
+    if (err != SHOAL_OK) {
+        free_record(objtab_remove(OBJ_LOCK, l->token));
         return err;
     }
     /* Fresh shared memory is zero: the lock is free and nobody waits. */
@@ -71,7 +101,7 @@ shoal_err_t shoal_lock_create(shoal_team_t team, shoal_lock_t *lock) {
     l->tail_rel = (int32_t)(t->locks_created++ % (uint32_t)t->size);
     l->next_in_team = t->locks;
     t->locks = l;
-    *lock = l;
+    *lock = (shoal_lock_t)l->token;
     return SHOAL_OK;
 }
 
@@ -86,21 +116,28 @@ static void unlink_lock(struct shoal_lock *l) {
 shoal_err_t shoal_lock_destroy(shoal_lock_t *lock) {
     SHOAL_ENTER("shoal_lock_destroy");
     if (!lock) return shoal__fail(SHOAL_ERR_INVAL, "NULL lock pointer");
-    SHOAL_TRY(check_lock(*lock));
-    struct shoal_lock *l = *lock;
-    if (l->held)
-        return shoal__fail(SHOAL_ERR_STATE, "the lock is held by this unit: release it first");
+    struct shoal_lock *l = NULL;
+    SHOAL_TRY(check_lock(*lock, &l));
+    /* Collective: a member that still holds the lock fails every member (nobody is left waiting
+     * in the barrier), and the lock stays usable so it can be released and destroyed again. */
+    SHOAL_TRY(shoal__team_agree(
+        l->team,
+        l->held ? shoal__fail(SHOAL_ERR_STATE, "the lock is held by this unit: release it first")
+                : SHOAL_OK,
+        0, ""));
     SHOAL_TRY(shoal__team_barrier(l->team)); /* nobody may still be queued */
     unlink_lock(l);
+    objtab_remove(OBJ_LOCK, l->token); /* every copy of the token is stale from now on */
     shoal_err_t err = shoal__segment_free(l->seg);
-    free(l);
+    free_record(l);
     *lock = NULL;
     return err;
 }
 
-shoal_err_t shoal_lock_acquire(shoal_lock_t lock) {
+shoal_err_t shoal_lock_acquire(shoal_lock_t token) {
     SHOAL_ENTER("shoal_lock_acquire");
-    SHOAL_TRY(check_lock(lock));
+    struct shoal_lock *lock = NULL;
+    SHOAL_TRY(check_lock(token, &lock));
     if (lock->held) return shoal__fail(SHOAL_ERR_STATE, "this unit already holds the lock");
     int32_t me = lock->team->myrel;
     SHOAL_TRY(store(lock, me, NEXT, 0));
@@ -118,9 +155,10 @@ shoal_err_t shoal_lock_acquire(shoal_lock_t lock) {
     return SHOAL_OK;
 }
 
-shoal_err_t shoal_lock_try_acquire(shoal_lock_t lock) {
+shoal_err_t shoal_lock_try_acquire(shoal_lock_t token) {
     SHOAL_ENTER("shoal_lock_try_acquire");
-    SHOAL_TRY(check_lock(lock));
+    struct shoal_lock *lock = NULL;
+    SHOAL_TRY(check_lock(token, &lock));
     if (lock->held) return shoal__fail(SHOAL_ERR_STATE, "this unit already holds the lock");
     int32_t me = lock->team->myrel;
     SHOAL_TRY(store(lock, me, NEXT, 0));
@@ -132,9 +170,10 @@ shoal_err_t shoal_lock_try_acquire(shoal_lock_t lock) {
     return SHOAL_OK;
 }
 
-shoal_err_t shoal_lock_release(shoal_lock_t lock) {
+shoal_err_t shoal_lock_release(shoal_lock_t token) {
     SHOAL_ENTER("shoal_lock_release");
-    SHOAL_TRY(check_lock(lock));
+    struct shoal_lock *lock = NULL;
+    SHOAL_TRY(check_lock(token, &lock));
     if (!lock->held) return shoal__fail(SHOAL_ERR_STATE, "this unit does not hold the lock");
     SHOAL_TRY(shoal__segments_flush(-1)); /* what I wrote under the lock is complete first */
     int32_t me = lock->team->myrel;
@@ -162,10 +201,10 @@ shoal_err_t shoal__sync_team_finalize(team_t *t) {
     while (t->locks) {
         struct shoal_lock *l = t->locks;
         t->locks = l->next_in_team;
+        objtab_remove(OBJ_LOCK, l->token); /* the program's copies now name a destroyed lock */
         shoal_err_t e = l->seg ? shoal__segment_free(l->seg) : SHOAL_OK;
         if (err == SHOAL_OK) err = e;
-        l->seg = NULL; /* the program's copy of the pointer now names a destroyed lock */
-        free(l);
+        free_record(l);
     }
     if (t->sync_seg) {
         shoal_err_t e = shoal__segment_free(t->sync_seg);
@@ -179,7 +218,8 @@ static void drop_locks(team_t *t) {
     while (t->locks) {
         struct shoal_lock *l = t->locks;
         t->locks = l->next_in_team;
-        free(l);
+        objtab_remove(OBJ_LOCK, l->token);
+        free_record(l);
     }
 }
 
