@@ -9,7 +9,9 @@ shoal_err_t shoal_team_memalloc(shoal_team_t team, size_t nbytes, shoal_gptr_t *
     SHOAL_ENTER("shoal_team_memalloc");
     team_t *t = NULL;
     SHOAL_TRY(shoal__team_get(team, &t));
-    if (!gp) return shoal__fail(SHOAL_ERR_INVAL, "NULL output");
+    /* A NULL output on one member fails every member (the others would wait in the creation). */
+    SHOAL_TRY(
+        shoal__team_agree(t, gp ? SHOAL_OK : shoal__fail(SHOAL_ERR_INVAL, "NULL output"), 0, ""));
     segment_t *s = NULL;
     SHOAL_TRY(shoal__segment_create(t, nbytes, SEG_COLLECTIVE, &s));
     *gp = (shoal_gptr_t){(uint32_t)shoal__rt.myid, s->id, s->gen, 0};
@@ -19,15 +21,20 @@ shoal_err_t shoal_team_memalloc(shoal_team_t team, size_t nbytes, shoal_gptr_t *
 shoal_err_t shoal_team_memfree(shoal_gptr_t gp) {
     SHOAL_ENTER("shoal_team_memfree");
     shoal_target_t t = {0};
+    /* A pointer that resolves to nothing names no team to agree with: only this unit fails. */
     SHOAL_TRY(shoal__resolve(gp, 0, &t));
     if (t.seg->kind != SEG_COLLECTIVE)
         return shoal__fail(SHOAL_ERR_GPTR, "not a collective allocation (use shoal_memfree for "
                                            "pool blocks)");
+    /* Collective over the segment's team: every member frees the same allocation, or none does
+     * (a member passing another allocation of the team, or a bad offset, fails them all). */
+    shoal_err_t mine = SHOAL_OK;
     if (gp.offset != 0)
-        return shoal__fail(SHOAL_ERR_GPTR,
-                           "pointer at offset %llu is not the start of the "
-                           "allocation",
-                           (unsigned long long)gp.offset);
+        mine =
+            shoal__fail(SHOAL_ERR_GPTR, "pointer at offset %llu is not the start of the allocation",
+                        (unsigned long long)gp.offset);
+    SHOAL_TRY(
+        shoal__team_agree(t.seg->team, mine, (uint64_t)gp.segid << 16 | gp.flags, "allocations"));
     SHOAL_TRY(shoal__segments_flush(-1)); /* nothing may still be in flight into it */
     return shoal__segment_free(t.seg);
 }

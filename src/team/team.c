@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "group.h"
 #include "group_algebra.h"
 #include "mem/segment.h"
 #include "coll/coll.h"
@@ -170,32 +171,37 @@ static uint64_t group_hash(const struct shoal_group *g) {
     return h;
 }
 
+shoal_err_t shoal__team_agree(team_t *t, shoal_err_t mine, uint64_t args, const char *what) {
+    /* One allreduce (MAX) of {verdict, h, ~h}: the hashes are equal everywhere iff
+     * max(h) == ~max(~h). */
+    uint64_t local[3] = {(uint64_t)mine, args, ~args}, all[3];
+    SHOAL_MPI(MPI_Allreduce(local, all, 3, MPI_UINT64_T, MPI_MAX, t->comm));
+    if (mine != SHOAL_OK) return mine; /* reported where it was found */
+    if (all[0] != SHOAL_OK)
+        return shoal__fail((shoal_err_t)all[0],
+                           "another member of team %d rejected its arguments (see its message)",
+                           (int)t->id);
+    if (all[1] != ~all[2])
+        return shoal__fail(SHOAL_ERR_INVAL, "members of team %d passed different %s", (int)t->id,
+                           what);
+    return SHOAL_OK;
+}
+
 shoal_err_t shoal_team_create(shoal_team_t parent, shoal_group_t group, shoal_team_t *team) {
     SHOAL_ENTER("shoal_team_create");
     team_t *p = NULL;
     SHOAL_TRY(shoal__team_get(parent, &p));
-    if (!group || !team) return shoal__fail(SHOAL_ERR_INVAL, "NULL group or output");
     /* Every member must pass the same group, made only of the parent's units. */
-    int local_ok = 1;
-    for (int32_t i = 0; i < group->size; i++)
-        if (group->units[i] < 0 || group->units[i] >= shoal__rt.nunits ||
-            p->rel_of_abs[group->units[i]] < 0)
-            local_ok = 0;
-    uint64_t h = group_hash(group), hmax = 0, hmin = 0;
-    int all_ok = 0;
-    SHOAL_MPI(MPI_Allreduce(&local_ok, &all_ok, 1, MPI_INT, MPI_LAND, p->comm));
-    SHOAL_MPI(MPI_Allreduce(&h, &hmax, 1, MPI_UINT64_T, MPI_MAX, p->comm));
-    SHOAL_MPI(MPI_Allreduce(&h, &hmin, 1, MPI_UINT64_T, MPI_MIN, p->comm));
-    if (!local_ok)
-        return shoal__fail(SHOAL_ERR_UNIT, "the group has units outside team %d", (int)parent);
-    if (!all_ok)
-        return shoal__fail(SHOAL_ERR_UNIT, "another member's group has units outside team %d",
-                           (int)parent);
-    if (hmax != hmin)
-        return shoal__fail(SHOAL_ERR_INVAL, "members of team %d passed different groups",
-                           (int)parent);
+    struct shoal_group *g = NULL;
+    shoal_err_t mine =
+        !team ? shoal__fail(SHOAL_ERR_INVAL, "NULL output") : shoal__group_get(group, &g);
+    for (int32_t i = 0; mine == SHOAL_OK && i < g->size; i++)
+        if (g->units[i] < 0 || g->units[i] >= shoal__rt.nunits || p->rel_of_abs[g->units[i]] < 0)
+            mine = shoal__fail(SHOAL_ERR_UNIT, "the group has unit %d, outside team %d",
+                               (int)g->units[i], (int)parent);
+    SHOAL_TRY(shoal__team_agree(p, mine, mine == SHOAL_OK ? group_hash(g) : 0, "groups"));
 
-    int colour = ga_find(group, shoal__rt.myid) >= 0 ? 0 : MPI_UNDEFINED;
+    int colour = ga_find(g, shoal__rt.myid) >= 0 ? 0 : MPI_UNDEFINED;
     MPI_Comm comm;
     SHOAL_MPI(MPI_Comm_split(p->comm, colour, shoal__rt.myid, &comm));
     if (comm == MPI_COMM_NULL) {
@@ -212,9 +218,12 @@ shoal_err_t shoal_team_split(shoal_team_t parent, int colour, shoal_team_t *team
     SHOAL_ENTER("shoal_team_split");
     team_t *p = NULL;
     SHOAL_TRY(shoal__team_get(parent, &p));
-    if (!team) return shoal__fail(SHOAL_ERR_INVAL, "NULL output");
-    if (colour < 0 && colour != SHOAL_UNDEFINED)
-        return shoal__fail(SHOAL_ERR_INVAL, "colour %d: must be >= 0 or SHOAL_UNDEFINED", colour);
+    shoal_err_t mine = SHOAL_OK;
+    if (!team)
+        mine = shoal__fail(SHOAL_ERR_INVAL, "NULL output");
+    else if (colour < 0 && colour != SHOAL_UNDEFINED)
+        mine = shoal__fail(SHOAL_ERR_INVAL, "colour %d: must be >= 0 or SHOAL_UNDEFINED", colour);
+    SHOAL_TRY(shoal__team_agree(p, mine, 0, ""));
     MPI_Comm comm;
     SHOAL_MPI(MPI_Comm_split(p->comm, colour == SHOAL_UNDEFINED ? MPI_UNDEFINED : colour,
                              shoal__rt.myid, &comm));
@@ -232,7 +241,8 @@ shoal_err_t shoal_team_node(shoal_team_t parent, shoal_team_t *team) {
     SHOAL_ENTER("shoal_team_node");
     team_t *p = NULL;
     SHOAL_TRY(shoal__team_get(parent, &p));
-    if (!team) return shoal__fail(SHOAL_ERR_INVAL, "NULL output");
+    SHOAL_TRY(
+        shoal__team_agree(p, team ? SHOAL_OK : shoal__fail(SHOAL_ERR_INVAL, "NULL output"), 0, ""));
     MPI_Comm comm;
     SHOAL_MPI(
         MPI_Comm_split_type(p->comm, MPI_COMM_TYPE_SHARED, shoal__rt.myid, MPI_INFO_NULL, &comm));
@@ -313,7 +323,7 @@ shoal_err_t shoal_team_get_group(shoal_team_t team, shoal_group_t *group) {
     team_t *t = NULL;
     SHOAL_TRY(shoal__team_get(team, &t));
     if (!group) return shoal__fail(SHOAL_ERR_INVAL, "NULL output");
-    shoal_group_t g = malloc(sizeof *g);
+    struct shoal_group *g = malloc(sizeof *g);
     if (!g) return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
     ga_init(g);
     struct shoal_group view = {t->size, t->size, t->abs_of_rel};
@@ -321,6 +331,5 @@ shoal_err_t shoal_team_get_group(shoal_team_t team, shoal_group_t *group) {
         free(g);
         return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
     }
-    *group = g;
-    return SHOAL_OK;
+    return shoal__group_publish(g, group);
 }

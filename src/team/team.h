@@ -35,6 +35,13 @@ static inline team_t *shoal__team_all(void) {
     return shoal__team_all_rec;
 }
 
+/* Failure and argument agreement of a collective call over t: every member passes its local
+ * verdict (SHOAL_OK or the error it reported) and a hash of the arguments that must be equal
+ * everywhere. Returns SHOAL_OK on every member, or an error on every member: a member's own,
+ * another member's code ("another member rejected its arguments"), or SHOAL_ERR_INVAL when the
+ * hashes differ ("members passed different <what>"). One allreduce. */
+shoal_err_t shoal__team_agree(team_t *t, shoal_err_t mine, uint64_t args, const char *what);
+
 /* Builds the all-units team (id 0) at init, and tears every team down at finalize. */
 shoal_err_t shoal__teams_init(void);
 void shoal__teams_finalize(void);
