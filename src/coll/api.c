@@ -112,6 +112,7 @@ static shoal_err_t exchange_sizes(coll_args_t *a, size_t mine) {
         return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
     }
     size_t sum = 0;
+    int overflow = 0;
     for (int32_t r = 0; r < a->p; r++) {
         shoal_target_t t = {a->ct->seg, NULL, a->me, (MPI_Aint)8 * SIZES_WORD(parity, r, a->p)};
         if (a->ct->seg->direct[a->me]) t.addr = a->ct->seg->direct[a->me] + t.disp;
@@ -122,7 +123,14 @@ static shoal_err_t exchange_sizes(coll_args_t *a, size_t mine) {
             SHOAL_TRY(shoal__amo(&t, AMO_LOAD, SHOAL_OP_SUM, SHOAL_UINT64, NULL, NULL, &s));
         a->sizes[r] = (size_t)s;
         a->offsets[r] = sum; /* exclusive prefix sum: where member r's block goes */
+        if ((size_t)s > SIZE_MAX - sum) overflow = 1;
         sum += (size_t)s;
+    }
+    if (overflow) { /* every member read the same sizes: all fail alike */
+        free(a->sizes);
+        free(a->offsets);
+        a->sizes = a->offsets = NULL;
+        return shoal__fail(SHOAL_ERR_INVAL, "the members' contributions add up past SIZE_MAX");
     }
     a->total = sum;
     return SHOAL_OK;
@@ -222,6 +230,9 @@ shoal_err_t shoal_alltoalls(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t s
     SHOAL_TRY(begin(COLL_ALLTOALLS, team, &a));
     if (elem_size != 4 && elem_size != 8)
         return shoal__fail(SHOAL_ERR_INVAL, "element size %zu: must be 4 or 8", elem_size);
+    if (nelems > SIZE_MAX / (size_t)a.p) /* the product wrapped once and validated 0 bytes */
+        return shoal__fail(SHOAL_ERR_INVAL, "%zu elements per member x %d members overflows",
+                           nelems, (int)a.p);
     size_t total = nelems * (size_t)a.p, dbytes, sbytes;
     if (dst < 1 || sst < 1 || span(total, dst, elem_size, &dbytes) ||
         span(total, sst, elem_size, &sbytes))

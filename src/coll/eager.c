@@ -102,6 +102,7 @@ shoal_err_t coll_eager_collect_sizes(coll_args_t *a, size_t mine) {
     a->xchg_open = 1;
     a->xchg_blocks = 1;
     size_t sum = 0;
+    int overflow = 0;
     for (int32_t r = 0; r < a->p; r++) {
         uint64_t s = mine;
         if (r != a->me) {
@@ -112,8 +113,14 @@ shoal_err_t coll_eager_collect_sizes(coll_args_t *a, size_t mine) {
         if (s > BLOCK_MAX) a->xchg_blocks = 0;
         a->sizes[r] = (size_t)s;
         a->offsets[r] = sum;
+        if ((size_t)s > SIZE_MAX - sum) overflow = 1;
         sum += (size_t)s;
     }
+    if (overflow) /* every member read the same sizes: all fail alike, the exchange closed */
+        return coll_eager_end(a) != SHOAL_OK
+                   ? SHOAL_ERR_MPI
+                   : shoal__fail(SHOAL_ERR_INVAL,
+                                 "the members' contributions add up past SIZE_MAX");
     a->total = sum;
     return SHOAL_OK;
 }

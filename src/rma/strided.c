@@ -36,7 +36,11 @@ static shoal_err_t strided(int is_put, char *local, ptrdiff_t ls, const shoal_ta
     }
     MPI_Datatype lt, rt;
     SHOAL_MPI(MPI_Type_create_hvector((int)n, (int)elem, (MPI_Aint)ls, MPI_BYTE, &lt));
-    SHOAL_MPI(MPI_Type_create_hvector((int)n, (int)elem, (MPI_Aint)rs, MPI_BYTE, &rt));
+    int trc = MPI_Type_create_hvector((int)n, (int)elem, (MPI_Aint)rs, MPI_BYTE, &rt);
+    if (trc != MPI_SUCCESS) {
+        MPI_Type_free(&lt);
+        return shoal__mpi_fail(trc, "MPI_Type_create_hvector");
+    }
     MPI_Type_commit(&lt);
     MPI_Type_commit(&rt);
     int rc = is_put ? MPI_Put(local, 1, lt, t->rank, t->disp, 1, rt, t->seg->win)
