@@ -59,6 +59,31 @@ static shoal_err_t run(coll_args_t *a) {
     return algo->run(a);
 }
 
+/* Failure agreement of the data collectives. By default a unit's verdict on its own arguments is
+ * its own (an extra allreduce would cost more than a small collective): arguments that are
+ * rejected on one unit only, or valid but different, are the program's error and are not
+ * detected. With SHOAL_CHECK_COLLECTIVES=1 one allreduce over the team first gives every member
+ * the same verdict, and a hash of the arguments that must match (and of the selection rules)
+ * catches different roots, sizes, types, operations and buffers on every member. */
+static uint64_t hash_words(const uint64_t *v, int n) {
+    uint64_t h = 1469598103934665603ULL;
+    for (int i = 0; i < n; i++) h = (h ^ v[i]) * 1099511628211ULL;
+    return h;
+}
+
+static uint64_t gptr_word(shoal_gptr_t gp) {
+    return ((uint64_t)gp.segid << 48 | (uint64_t)gp.flags << 32) ^ gp.offset;
+}
+
+static shoal_err_t agree(coll_args_t *a, shoal_err_t mine, const uint64_t *args, int n) {
+    if (!shoal__rt.check_collectives) return mine;
+    uint64_t h = hash_words(args, n) ^ coll_select_hash();
+    return shoal__team_agree(a->team, mine, h, "arguments (or selection rules)");
+}
+#define AGREE(a, mine, ...)                                                                        \
+    agree((a), (mine), (const uint64_t[]){__VA_ARGS__},                                            \
+          (int)(sizeof((const uint64_t[]){__VA_ARGS__}) / sizeof(uint64_t)))
+
 shoal_err_t shoal_coll_last_algorithm(shoal_team_t team, const char **name) {
     SHOAL_ENTER("shoal_coll_last_algorithm");
     team_t *t = NULL;
@@ -72,6 +97,7 @@ shoal_err_t shoal_team_barrier(shoal_team_t team) {
     SHOAL_ENTER("shoal_team_barrier");
     coll_args_t a;
     SHOAL_TRY(begin(COLL_BARRIER, team, &a));
+    SHOAL_TRY(AGREE(&a, SHOAL_OK, COLL_BARRIER));
     return run(&a);
 }
 
@@ -80,10 +106,13 @@ shoal_err_t shoal_broadcast(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t s
     SHOAL_ENTER("shoal_broadcast");
     coll_args_t a;
     SHOAL_TRY(begin(COLL_BROADCAST, team, &a));
+    shoal_err_t err = SHOAL_OK;
     if (root < 0 || root >= a.p)
-        return shoal__fail(SHOAL_ERR_UNIT, "root %d out of range 0..%d of team %d", (int)root,
-                           (int)a.p - 1, (int)team);
-    SHOAL_TRY(buffers(&a, dest, nbytes, src, nbytes));
+        err = shoal__fail(SHOAL_ERR_UNIT, "root %d out of range 0..%d of team %d", (int)root,
+                          (int)a.p - 1, (int)team);
+    if (err == SHOAL_OK) err = buffers(&a, dest, nbytes, src, nbytes);
+    SHOAL_TRY(
+        AGREE(&a, err, COLL_BROADCAST, nbytes, (uint64_t)root, gptr_word(dest), gptr_word(src)));
     a.root = root;
     a.nbytes = a.msg_bytes = nbytes;
     return run(&a);
@@ -140,7 +169,9 @@ shoal_err_t shoal_collect(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t src
     SHOAL_ENTER("shoal_collect");
     coll_args_t a;
     SHOAL_TRY(begin(COLL_COLLECT, team, &a));
-    SHOAL_TRY(buffers(&a, dest, 0, src, nbytes));
+    /* nbytes may differ per member; dest's room is checked once the total is known */
+    SHOAL_TRY(AGREE(&a, buffers(&a, dest, 0, src, nbytes), COLL_COLLECT, gptr_word(dest),
+                    gptr_word(src)));
     a.nbytes = nbytes;
     SHOAL_TRY(shoal__segments_flush(-1));
     if (coll_eager_collect_possible(&a)) {
@@ -175,9 +206,11 @@ shoal_err_t shoal_fcollect(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t sr
     SHOAL_ENTER("shoal_fcollect");
     coll_args_t a;
     SHOAL_TRY(begin(COLL_FCOLLECT, team, &a));
+    shoal_err_t err = SHOAL_OK;
     if (nbytes && (size_t)a.p > SIZE_MAX / nbytes)
-        return shoal__fail(SHOAL_ERR_INVAL, "size overflows");
-    SHOAL_TRY(buffers(&a, dest, nbytes * (size_t)a.p, src, nbytes));
+        err = shoal__fail(SHOAL_ERR_INVAL, "%zu bytes x %d members overflows", nbytes, (int)a.p);
+    if (err == SHOAL_OK) err = buffers(&a, dest, nbytes * (size_t)a.p, src, nbytes);
+    SHOAL_TRY(AGREE(&a, err, COLL_FCOLLECT, nbytes, gptr_word(dest), gptr_word(src)));
     a.nbytes = nbytes;
     a.total = nbytes * (size_t)a.p;
     a.msg_bytes = a.total;
@@ -192,7 +225,7 @@ shoal_err_t shoal_fcollect(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t sr
         a.sizes[r] = nbytes;
         a.offsets[r] = nbytes * (size_t)r;
     }
-    shoal_err_t err = run(&a);
+    err = run(&a);
     free(a.sizes);
     free(a.offsets);
     return err;
@@ -202,12 +235,14 @@ shoal_err_t shoal_alltoall(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t sr
     SHOAL_ENTER("shoal_alltoall");
     coll_args_t a;
     SHOAL_TRY(begin(COLL_ALLTOALL, team, &a));
+    shoal_err_t err = SHOAL_OK;
     if (nbytes && (size_t)a.p > SIZE_MAX / nbytes)
-        return shoal__fail(SHOAL_ERR_INVAL, "size overflows");
-    SHOAL_TRY(buffers(&a, dest, nbytes * (size_t)a.p, src, nbytes * (size_t)a.p));
-    if (a.dseg == a.sseg && a.doff < a.soff + nbytes * (size_t)a.p &&
+        err = shoal__fail(SHOAL_ERR_INVAL, "%zu bytes x %d members overflows", nbytes, (int)a.p);
+    if (err == SHOAL_OK) err = buffers(&a, dest, nbytes * (size_t)a.p, src, nbytes * (size_t)a.p);
+    if (err == SHOAL_OK && a.dseg == a.sseg && a.doff < a.soff + nbytes * (size_t)a.p &&
         a.soff < a.doff + nbytes * (size_t)a.p && nbytes)
-        return shoal__fail(SHOAL_ERR_INVAL, "dest and src overlap");
+        err = shoal__fail(SHOAL_ERR_INVAL, "dest and src overlap");
+    SHOAL_TRY(AGREE(&a, err, COLL_ALLTOALL, nbytes, gptr_word(dest), gptr_word(src)));
     a.nbytes = a.msg_bytes = nbytes;
     return run(&a);
 }
@@ -228,19 +263,24 @@ shoal_err_t shoal_alltoalls(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t s
     SHOAL_ENTER("shoal_alltoalls");
     coll_args_t a;
     SHOAL_TRY(begin(COLL_ALLTOALLS, team, &a));
+    shoal_err_t err = SHOAL_OK;
+    size_t total = 0, dbytes = 0, sbytes = 0;
     if (elem_size != 4 && elem_size != 8)
-        return shoal__fail(SHOAL_ERR_INVAL, "element size %zu: must be 4 or 8", elem_size);
-    if (nelems > SIZE_MAX / (size_t)a.p) /* the product wrapped once and validated 0 bytes */
-        return shoal__fail(SHOAL_ERR_INVAL, "%zu elements per member x %d members overflows",
-                           nelems, (int)a.p);
-    size_t total = nelems * (size_t)a.p, dbytes, sbytes;
-    if (dst < 1 || sst < 1 || span(total, dst, elem_size, &dbytes) ||
-        span(total, sst, elem_size, &sbytes))
-        return shoal__fail(SHOAL_ERR_INVAL, "strides %td/%td must be >= 1 (and sizes fit)", dst,
-                           sst);
-    SHOAL_TRY(buffers(&a, dest, dbytes, src, sbytes));
-    if (a.dseg == a.sseg && a.doff < a.soff + sbytes && a.soff < a.doff + dbytes && total)
-        return shoal__fail(SHOAL_ERR_INVAL, "dest and src overlap");
+        err = shoal__fail(SHOAL_ERR_INVAL, "element size %zu: must be 4 or 8", elem_size);
+    else if (nelems > SIZE_MAX / (size_t)a.p) /* the product wrapped once and validated 0 bytes */
+        err = shoal__fail(SHOAL_ERR_INVAL, "%zu elements per member x %d members overflows", nelems,
+                          (int)a.p);
+    else if (total = nelems * (size_t)a.p, dst < 1 || sst < 1 ||
+                                               span(total, dst, elem_size, &dbytes) ||
+                                               span(total, sst, elem_size, &sbytes))
+        err =
+            shoal__fail(SHOAL_ERR_INVAL, "strides %td/%td must be >= 1 (and sizes fit)", dst, sst);
+    if (err == SHOAL_OK) err = buffers(&a, dest, dbytes, src, sbytes);
+    if (err == SHOAL_OK && a.dseg == a.sseg && a.doff < a.soff + sbytes &&
+        a.soff < a.doff + dbytes && total)
+        err = shoal__fail(SHOAL_ERR_INVAL, "dest and src overlap");
+    SHOAL_TRY(AGREE(&a, err, COLL_ALLTOALLS, (uint64_t)dst, (uint64_t)sst, elem_size, nelems,
+                    gptr_word(dest), gptr_word(src)));
     a.dst = dst;
     a.sst = sst;
     a.elem_size = elem_size;
@@ -264,13 +304,16 @@ shoal_err_t shoal_reduce(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t src,
     SHOAL_ENTER("shoal_reduce");
     coll_args_t a;
     SHOAL_TRY(begin(COLL_REDUCE, team, &a));
-    SHOAL_TRY(check_reduction(type, op, 0x7f));
+    shoal_err_t err = check_reduction(type, op, 0x7f);
     size_t bytes = count * shoal_type_size(type);
-    if (count && bytes / count != shoal_type_size(type))
-        return shoal__fail(SHOAL_ERR_INVAL, "size overflows");
-    SHOAL_TRY(buffers(&a, dest, bytes, src, bytes));
-    if (a.dseg == a.sseg && a.doff != a.soff && a.doff < a.soff + bytes && a.soff < a.doff + bytes)
-        return shoal__fail(SHOAL_ERR_INVAL, "dest and src overlap without being the same buffer");
+    if (err == SHOAL_OK && count && bytes / count != shoal_type_size(type))
+        err = shoal__fail(SHOAL_ERR_INVAL, "%zu elements overflow", count);
+    if (err == SHOAL_OK) err = buffers(&a, dest, bytes, src, bytes);
+    if (err == SHOAL_OK && a.dseg == a.sseg && a.doff != a.soff && a.doff < a.soff + bytes &&
+        a.soff < a.doff + bytes)
+        err = shoal__fail(SHOAL_ERR_INVAL, "dest and src overlap without being the same buffer");
+    SHOAL_TRY(AGREE(&a, err, COLL_REDUCE, count, (uint64_t)type, (uint64_t)op, gptr_word(dest),
+                    gptr_word(src)));
     a.count = count;
     a.type = type;
     a.op = op;
@@ -283,13 +326,16 @@ shoal_err_t shoal_scan(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t src, s
     SHOAL_ENTER("shoal_scan");
     coll_args_t a;
     SHOAL_TRY(begin(COLL_SCAN, team, &a));
-    SHOAL_TRY(check_reduction(type, SHOAL_RED_SUM, 1 << SHOAL_RED_SUM));
+    shoal_err_t err = check_reduction(type, SHOAL_RED_SUM, 1 << SHOAL_RED_SUM);
     size_t bytes = count * shoal_type_size(type);
-    if (count && bytes / count != shoal_type_size(type))
-        return shoal__fail(SHOAL_ERR_INVAL, "size overflows");
-    SHOAL_TRY(buffers(&a, dest, bytes, src, bytes));
-    if (a.dseg == a.sseg && a.doff < a.soff + bytes && a.soff < a.doff + bytes && bytes)
-        return shoal__fail(SHOAL_ERR_INVAL, "dest and src overlap");
+    if (err == SHOAL_OK && count && bytes / count != shoal_type_size(type))
+        err = shoal__fail(SHOAL_ERR_INVAL, "%zu elements overflow", count);
+    if (err == SHOAL_OK) err = buffers(&a, dest, bytes, src, bytes);
+    if (err == SHOAL_OK && a.dseg == a.sseg && a.doff < a.soff + bytes && a.soff < a.doff + bytes &&
+        bytes)
+        err = shoal__fail(SHOAL_ERR_INVAL, "dest and src overlap");
+    SHOAL_TRY(AGREE(&a, err, COLL_SCAN, count, (uint64_t)type, (uint64_t)(inclusive != 0),
+                    gptr_word(dest), gptr_word(src)));
     a.count = count;
     a.type = type;
     a.op = SHOAL_RED_SUM;

@@ -196,6 +196,9 @@ shoal_err_t coll_eager_leave(coll_args_t *a, int32_t done_word, uint64_t e);
 shoal_err_t coll_eager_collect_sizes(coll_args_t *a, size_t mine);
 shoal_err_t coll_eager_collect(coll_args_t *a);
 shoal_err_t coll_eager_end(coll_args_t *a);
+/* A hash of every selection rule in force (environment, tuning file, defaults, overrides) and of
+ * the scratch size: units whose hashes differ could pick different algorithms for one call. */
+uint64_t coll_select_hash(void);
 /* Whether collect on this team exchanges its sizes eagerly (the same on every member). */
 int coll_eager_collect_possible(const coll_args_t *a);
 shoal_err_t coll_eager_fcollect(coll_args_t *a);

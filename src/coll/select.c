@@ -385,6 +385,31 @@ static shoal_err_t pick(const rule_list_t *l, coll_args_t *a, const coll_algo_t 
     return SHOAL_OK;
 }
 
+static uint64_t mix(uint64_t h, uint64_t v) {
+    return (h ^ v) * 1099511628211ULL; /* FNV-1a step on a whole word */
+}
+
+static uint64_t hash_text(uint64_t h, const char *s) {
+    for (; *s; s++) h = mix(h, (unsigned char)*s);
+    return mix(h, 0);
+}
+
+static uint64_t hash_rules(uint64_t h, const rule_list_t *l) {
+    for (int i = 0; i < l->n; i++) {
+        const coll_rule_t *r = &l->v[i];
+        h = hash_text(mix(h, (uint64_t)r->kind), r->algo->name);
+        h = mix(mix(mix(h, (uint64_t)r->radix), r->segsize), r->bytes_min);
+        h = mix(mix(mix(h, r->bytes_max), (uint64_t)r->units_min), (uint64_t)r->units_max);
+    }
+    return mix(h, (uint64_t)l->n);
+}
+
+uint64_t coll_select_hash(void) {
+    uint64_t h = hash_rules(1469598103934665603ULL, &table);
+    for (int k = 0; k < COLL_KINDS; k++) h = hash_rules(h, &overrides[k]);
+    return mix(h, shoal__rt.coll_scratch);
+}
+
 shoal_err_t coll_select(coll_args_t *a, const coll_algo_t **out) {
     int found = 0;
     SHOAL_TRY(pick(&overrides[a->kind], a, out, &found));

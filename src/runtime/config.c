@@ -45,6 +45,10 @@ static const cfg_entry_t table[] = {
      FIELD(coll_scratch), 0, 0},
     {"SHOAL_COLL_VERBOSE", CFG_BOOL, "0", "Print the algorithm chosen for every collective call",
      FIELD(coll_verbose), 0, 1},
+    {"SHOAL_CHECK_COLLECTIVES", CFG_BOOL, "0",
+     "Agree on every collective call's arguments first (one allreduce): a mismatch or a rejected "
+     "argument on one unit fails every unit instead of hanging",
+     FIELD(check_collectives), 0, 1},
 /* Per-collective algorithm rules, in coll/coll.h's order of collectives. */
 #define COLL_RULE(NAME, I)                                                                         \
     {                                                                                              \

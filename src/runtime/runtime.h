@@ -31,6 +31,7 @@ typedef struct {
     int spin_count;
     size_t coll_scratch;       /* bytes of each team's collective scratch per unit */
     int coll_verbose;          /* print every collective's algorithm choice */
+    int check_collectives;     /* agree on every collective call's arguments (coll/api.c) */
     const char *coll_rules[8]; /* SHOAL_COLL_<NAME> per collective kind (coll/coll.h order) */
     const char *coll_tuning;   /* SHOAL_COLL_TUNING: path of a tuning file */
 } shoal_runtime_t;
