@@ -141,6 +141,12 @@ shoal_err_t shoal_init(int *argc, char ***argv) {
     rt->initialized = 1; /* from here on, internal calls see a live runtime */
     if ((err = coll_select_init()) != SHOAL_OK) goto fail_init;
     if ((err = shoal__teams_init()) != SHOAL_OK) goto fail_init;
+    /* Units that read different SHOAL_COLL_* rules, tuning files or scratch sizes would pick
+     * different algorithms for one collective call and hang in it: refuse that at init. */
+    if ((err = shoal__team_agree(shoal__team_all(), SHOAL_OK, coll_select_hash(),
+                                 "collective selection rules (SHOAL_COLL_*, the tuning file or "
+                                 "SHOAL_COLL_SCRATCH)")) != SHOAL_OK)
+        goto fail_teams;
     if ((err = shoal__segment_create(shoal__team_all(), rt->pool_size, SEG_POOL,
                                      &shoal__pool_seg)) != SHOAL_OK)
         goto fail_teams;
