@@ -62,7 +62,8 @@ shoal_err_t shoal_node_size(int32_t *count);
 shoal_err_t shoal_node_units(shoal_unit_t *units, int32_t count);
 
 /* ---- Groups: local, ordered sets of absolute unit ids (always sorted ascending) ---------------
- */
+ * A group value is a handle: after shoal_group_destroy every copy of it gives SHOAL_ERR_STATE,
+ * and a value that never was a group gives SHOAL_ERR_INVAL. */
 typedef struct shoal_group *shoal_group_t;
 
 shoal_err_t shoal_group_create(shoal_group_t *group); /* empty group */
@@ -160,7 +161,9 @@ shoal_err_t shoal_get(void *dest, shoal_gptr_t src, size_t nbytes);
 
 /* Non-blocking: returns a handle; *handle == SHOAL_HANDLE_NULL when the operation already
  * completed (always the case on the direct path). A handle is released by wait or by a test that
- * reports completion. Buffers must not be touched until then. */
+ * reports completion (also when completion fails: the error is returned once). Buffers must not
+ * be touched until then. A copy of a released handle, or any value Shoal did not issue, gives
+ * SHOAL_ERR_HANDLE; it never completes another operation. */
 typedef struct shoal_handle *shoal_handle_t;
 #define SHOAL_HANDLE_NULL ((shoal_handle_t)0)
 shoal_err_t shoal_put_nb(shoal_gptr_t dest, const void *src, size_t nbytes, shoal_handle_t *handle);
@@ -254,7 +257,11 @@ static inline shoal_err_t shoal_fetch_add_double(shoal_gptr_t gp, double v, doub
 /* Completes this unit's outstanding operations, then waits for every team member. */
 shoal_err_t shoal_barrier(shoal_team_t team);
 
-/* MCS queue lock: FIFO, waiters spin on their own memory; tails spread over the team's units. */
+/* MCS queue lock: FIFO, waiters spin on their own memory; tails spread over the team's units.
+ * A lock destroyed by shoal_lock_destroy, or with its team, gives SHOAL_ERR_STATE from then on
+ * (through any copy). lock_destroy fails on every unit (SHOAL_ERR_STATE) while any unit holds
+ * the lock; create and destroy, like every creation call, fail on every unit when one unit's
+ * argument is bad. */
 typedef struct shoal_lock *shoal_lock_t;
 shoal_err_t shoal_lock_create(shoal_team_t team, shoal_lock_t *lock); /* collective */
 shoal_err_t shoal_lock_destroy(shoal_lock_t *lock);                   /* collective */
@@ -265,7 +272,9 @@ shoal_err_t shoal_lock_release(shoal_lock_t lock);
 
 /* ---- Collectives ---------------------------------------------------------------------------- */
 /* Built only from Shoal's own put/get/atomics/signals. Every member of the team calls them with
- * the same arguments. dest and src are my own parts (unit = me) of symmetric allocations
+ * the same arguments: with SHOAL_CHECK_COLLECTIVES=1 every call first agrees on them (one
+ * allreduce), so an argument rejected on one unit, or different roots, sizes, types, operations
+ * or buffers, fail every member; without it such a program is erroneous (it may hang). dest and src are my own parts (unit = me) of symmetric allocations
  * (shoal_team_memalloc on a team that contains every member of this team, same offset
  * everywhere); nothing else is needed: each team owns its scratch and signal area, and sequence
  * numbers separate back-to-back collectives. Roots are team-relative. The algorithm is chosen by
