@@ -44,6 +44,10 @@ typedef enum {
 /* Name of an error code ("SHOAL_ERR_BOUNDS: access past the end of the allocation"). */
 const char *shoal_strerror(shoal_err_t err);
 
+/* The version of the library running now (the macros above give the headers' version). Usable
+ * before shoal_init; any output may be NULL. Returns the version as text ("0.1.0"). */
+const char *shoal_version(int *major, int *minor, int *patch);
+
 /* ---- Init, finalize and the environment ------------------------------------------------------ */
 typedef int32_t shoal_unit_t;
 
@@ -119,7 +123,12 @@ typedef struct {
     uint64_t offset;
 } shoal_gptr_t;
 
+/* The NULL global pointer (a compound literal in C, a braced temporary in C++11 and later). */
+#ifdef __cplusplus
+#define SHOAL_GPTR_NULL (shoal_gptr_t{0, 0, 0, 0})
+#else
 #define SHOAL_GPTR_NULL ((shoal_gptr_t){0, 0, 0, 0})
+#endif
 
 static inline int shoal_gptr_is_null(shoal_gptr_t gp) {
     return gp.segid == 0;
@@ -209,19 +218,59 @@ shoal_err_t shoal_signal_wait_until(shoal_gptr_t sig, shoal_cmp_t cmp, uint64_t 
 shoal_err_t shoal_signal_read(shoal_gptr_t sig, uint64_t *value);
 
 /* ---- Atomics --------------------------------------------------------------------------------- */
+/* One data-type enum and one operation enum serve atomics and collectives (shoal_type_t and
+ * shoal_red_op_t, declared here): SHOAL_INT64 and SHOAL_TYPE_INT64 are the same value, so passing
+ * either to either kind of call means the same type. Atomics take INT32, INT64, UINT32, UINT64
+ * (sum, and, or, xor) and DOUBLE (add, load, store, swap); other values give SHOAL_ERR_INVAL. */
 typedef enum {
-    SHOAL_INT32 = 0,
-    SHOAL_INT64 = 1,
-    SHOAL_UINT32 = 2,
-    SHOAL_UINT64 = 3,
-    SHOAL_DOUBLE = 4 /* add, fetch-add, load, store, swap only */
-} shoal_dtype_t;
+    SHOAL_TYPE_CHAR = 0,
+    SHOAL_TYPE_SCHAR,
+    SHOAL_TYPE_SHORT,
+    SHOAL_TYPE_INT,
+    SHOAL_TYPE_LONG,
+    SHOAL_TYPE_LONGLONG,
+    SHOAL_TYPE_UCHAR,
+    SHOAL_TYPE_USHORT,
+    SHOAL_TYPE_UINT,
+    SHOAL_TYPE_ULONG,
+    SHOAL_TYPE_ULONGLONG,
+    SHOAL_TYPE_INT8,
+    SHOAL_TYPE_INT16,
+    SHOAL_TYPE_INT32,
+    SHOAL_TYPE_INT64,
+    SHOAL_TYPE_UINT8,
+    SHOAL_TYPE_UINT16,
+    SHOAL_TYPE_UINT32,
+    SHOAL_TYPE_UINT64,
+    SHOAL_TYPE_SIZE,
+    SHOAL_TYPE_PTRDIFF,
+    SHOAL_TYPE_FLOAT,
+    SHOAL_TYPE_DOUBLE,
+    SHOAL_TYPE_LONGDOUBLE,
+    SHOAL_TYPE_COUNT_, /* number of types, not a type */
+    /* The atomics' short names: the same values, so no enum converts silently into another */
+    SHOAL_INT32 = SHOAL_TYPE_INT32,
+    SHOAL_INT64 = SHOAL_TYPE_INT64,
+    SHOAL_UINT32 = SHOAL_TYPE_UINT32,
+    SHOAL_UINT64 = SHOAL_TYPE_UINT64,
+    SHOAL_DOUBLE = SHOAL_TYPE_DOUBLE
+} shoal_type_t;
 typedef enum {
-    SHOAL_OP_SUM = 0,
-    SHOAL_OP_BAND = 1,
-    SHOAL_OP_BOR = 2,
-    SHOAL_OP_BXOR = 3
-} shoal_amo_op_t;
+    SHOAL_RED_SUM = 0,
+    SHOAL_RED_PROD,
+    SHOAL_RED_MIN,
+    SHOAL_RED_MAX,
+    SHOAL_RED_AND, /* integer types only */
+    SHOAL_RED_OR,  /* integer types only */
+    SHOAL_RED_XOR, /* integer types only */
+    /* The atomics' names: the same values */
+    SHOAL_OP_SUM = SHOAL_RED_SUM,
+    SHOAL_OP_BAND = SHOAL_RED_AND,
+    SHOAL_OP_BOR = SHOAL_RED_OR,
+    SHOAL_OP_BXOR = SHOAL_RED_XOR
+} shoal_red_op_t;
+typedef shoal_type_t shoal_dtype_t;    /* the atomics' name for the type enum */
+typedef shoal_red_op_t shoal_amo_op_t; /* the atomics' name for the operation enum */
 
 /* *result = old value; target = old op value. value/result point at one element of type. */
 shoal_err_t shoal_atomic_fetch_op(shoal_gptr_t gp, shoal_amo_op_t op, shoal_dtype_t type,
@@ -274,48 +323,13 @@ shoal_err_t shoal_lock_release(shoal_lock_t lock);
 /* Built only from Shoal's own put/get/atomics/signals. Every member of the team calls them with
  * the same arguments: with SHOAL_CHECK_COLLECTIVES=1 every call first agrees on them (one
  * allreduce), so an argument rejected on one unit, or different roots, sizes, types, operations
- * or buffers, fail every member; without it such a program is erroneous (it may hang). dest and src are my own parts (unit = me) of symmetric allocations
- * (shoal_team_memalloc on a team that contains every member of this team, same offset
- * everywhere); nothing else is needed: each team owns its scratch and signal area, and sequence
- * numbers separate back-to-back collectives. Roots are team-relative. The algorithm is chosen by
- * a decision table (SHOAL_COLL_<NAME> and SHOAL_COLL_TUNING override it; SHOAL_COLL_VERBOSE=1
- * prints each choice); see docs/collectives.md. */
-typedef enum {
-    SHOAL_TYPE_CHAR = 0,
-    SHOAL_TYPE_SCHAR,
-    SHOAL_TYPE_SHORT,
-    SHOAL_TYPE_INT,
-    SHOAL_TYPE_LONG,
-    SHOAL_TYPE_LONGLONG,
-    SHOAL_TYPE_UCHAR,
-    SHOAL_TYPE_USHORT,
-    SHOAL_TYPE_UINT,
-    SHOAL_TYPE_ULONG,
-    SHOAL_TYPE_ULONGLONG,
-    SHOAL_TYPE_INT8,
-    SHOAL_TYPE_INT16,
-    SHOAL_TYPE_INT32,
-    SHOAL_TYPE_INT64,
-    SHOAL_TYPE_UINT8,
-    SHOAL_TYPE_UINT16,
-    SHOAL_TYPE_UINT32,
-    SHOAL_TYPE_UINT64,
-    SHOAL_TYPE_SIZE,
-    SHOAL_TYPE_PTRDIFF,
-    SHOAL_TYPE_FLOAT,
-    SHOAL_TYPE_DOUBLE,
-    SHOAL_TYPE_LONGDOUBLE,
-    SHOAL_TYPE_COUNT_ /* number of types, not a type */
-} shoal_type_t;
-typedef enum {
-    SHOAL_RED_SUM = 0,
-    SHOAL_RED_PROD,
-    SHOAL_RED_MIN,
-    SHOAL_RED_MAX,
-    SHOAL_RED_AND, /* integer types only */
-    SHOAL_RED_OR,  /* integer types only */
-    SHOAL_RED_XOR  /* integer types only */
-} shoal_red_op_t;
+ * or buffers, fail every member; without it such a program is erroneous (it may hang). dest and src
+ * are my own parts (unit = me) of symmetric allocations (shoal_team_memalloc on a team that
+ * contains every member of this team, same offset everywhere); nothing else is needed: each team
+ * owns its scratch and signal area, and sequence numbers separate back-to-back collectives. Roots
+ * are team-relative. The algorithm is chosen by a decision table (SHOAL_COLL_<NAME> and
+ * SHOAL_COLL_TUNING override it; SHOAL_COLL_VERBOSE=1 prints each choice); see docs/collectives.md.
+ */
 size_t shoal_type_size(shoal_type_t type); /* 0 for an unknown type */
 
 /* Collective barrier with a selectable algorithm (shoal_barrier uses the same selection). */

@@ -22,8 +22,9 @@ static MPI_Datatype mpi_type(shoal_dtype_t type) {
         return MPI_UINT64_T;
     case SHOAL_DOUBLE:
         return MPI_DOUBLE;
+    default: /* not an atomic type: check() refuses it first */
+        return MPI_DATATYPE_NULL;
     }
-    return MPI_DATATYPE_NULL;
 }
 
 static MPI_Op mpi_op(shoal_amo_op_t op) {
@@ -36,8 +37,9 @@ static MPI_Op mpi_op(shoal_amo_op_t op) {
         return MPI_BOR;
     case SHOAL_OP_BXOR:
         return MPI_BXOR;
+    default: /* not an atomic operation: check() refuses it first */
+        return MPI_OP_NULL;
     }
-    return MPI_OP_NULL;
 }
 
 /* Integer read-modify-write on 32 or 64 bits (unsigned arithmetic: no signed overflow). */
@@ -59,6 +61,8 @@ static MPI_Op mpi_op(shoal_amo_op_t op) {
                 break;                                                                             \
             case SHOAL_OP_BXOR:                                                                    \
                 old = __atomic_fetch_xor((T *)(p), v, __ATOMIC_SEQ_CST);                           \
+                break;                                                                             \
+            default: /* PROD, MIN, MAX: refused by check() */                                      \
                 break;                                                                             \
             }                                                                                      \
             break;                                                                                 \
@@ -156,10 +160,16 @@ shoal_err_t shoal__amo(const shoal_target_t *t, amo_kind_t kind, shoal_amo_op_t 
 static shoal_err_t check(shoal_gptr_t gp, amo_kind_t kind, shoal_amo_op_t op, shoal_dtype_t type,
                          const void *value, const void *compare, const void *result,
                          shoal_target_t *t) {
-    if ((unsigned)type > SHOAL_DOUBLE)
-        return shoal__fail(SHOAL_ERR_INVAL, "unknown atomic type %d", (int)type);
-    if ((kind == AMO_FETCH_OP || kind == AMO_OP) && (unsigned)op > SHOAL_OP_BXOR)
-        return shoal__fail(SHOAL_ERR_INVAL, "unknown atomic operation %d", (int)op);
+    if (type != SHOAL_INT32 && type != SHOAL_INT64 && type != SHOAL_UINT32 &&
+        type != SHOAL_UINT64 && type != SHOAL_DOUBLE)
+        return shoal__fail(SHOAL_ERR_INVAL,
+                           "type %d is not an atomic type (INT32, INT64, UINT32, UINT64, DOUBLE)",
+                           (int)type);
+    if ((kind == AMO_FETCH_OP || kind == AMO_OP) && op != SHOAL_OP_SUM && op != SHOAL_OP_BAND &&
+        op != SHOAL_OP_BOR && op != SHOAL_OP_BXOR)
+        return shoal__fail(SHOAL_ERR_INVAL,
+                           "operation %d is not an atomic operation (SUM, BAND, BOR, BXOR)",
+                           (int)op);
     if (type == SHOAL_DOUBLE &&
         (kind == AMO_CAS || ((kind == AMO_FETCH_OP || kind == AMO_OP) && op != SHOAL_OP_SUM)))
         return shoal__fail(SHOAL_ERR_INVAL, "doubles support add, fetch-add, swap, load and store "

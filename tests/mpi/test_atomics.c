@@ -9,7 +9,22 @@
 #include "testlib.h"
 
 static const shoal_dtype_t itypes[] = {SHOAL_INT32, SHOAL_INT64, SHOAL_UINT32, SHOAL_UINT64};
-static const char *type_name[] = {"INT32", "INT64", "UINT32", "UINT64", "DOUBLE"};
+static const char *type_name(shoal_dtype_t t) {
+    switch (t) {
+    case SHOAL_INT32:
+        return "INT32";
+    case SHOAL_INT64:
+        return "INT64";
+    case SHOAL_UINT32:
+        return "UINT32";
+    case SHOAL_UINT64:
+        return "UINT64";
+    case SHOAL_DOUBLE:
+        return "DOUBLE";
+    default:
+        return "?";
+    }
+}
 
 typedef enum { K_SUM, K_BITS, K_XOR } kind_t; /* K_BITS alternates BAND (clear) and BOR (set) */
 static const char *kind_name[] = {"SUM", "BAND/BOR", "BXOR"};
@@ -123,8 +138,9 @@ static uint64_t apply(shoal_dtype_t t, shoal_amo_op_t op, uint64_t x, uint64_t v
         return x | v;
     case SHOAL_OP_BXOR:
         return x ^ v;
+    default:
+        return x;
     }
-    return x;
 }
 static uint64_t init_of(shoal_dtype_t t, kind_t k) {
     if (k != K_SUM) return 0x5A5AA5A5C3C33C3Cull & wmask(t);
@@ -199,7 +215,7 @@ static void contention_case(shoal_dtype_t t, kind_t k, int fetch) {
     const int w = W_CASE + (int)t * 6 + (int)k * 2 + fetch;
     const shoal_unit_t right = test_right(), left = test_left();
     char what[256];
-    snprintf(what, sizeof what, "%s %s %s", type_name[t], kind_name[k], fetch ? "fetch_op" : "op");
+    snprintf(what, sizeof what, "%s %s %s", type_name(t), kind_name[k], fetch ? "fetch_op" : "op");
 
     val_t v = enc(t, init_of(t, k));
     CHECK_OK(shoal_atomic_store(word_at(t_me, w), t, &v));
@@ -284,7 +300,7 @@ static void contention_case(shoal_dtype_t t, kind_t k, int fetch) {
  * are exactly init, init+1, ..., and the final value is init plus the number of successes. */
 static void cas_counter(shoal_dtype_t t) {
     char what[256];
-    snprintf(what, sizeof what, "%s CAS counter", type_name[t]);
+    snprintf(what, sizeof what, "%s CAS counter", type_name(t));
     const shoal_gptr_t gp = word_at(0, W_CAS + (int)t);
     const uint64_t init = t == SHOAL_UINT32 ? 0xFFFFFFFFull - 50 : (uint64_t)(t_np * 1000);
     if (t_me == 0) {
@@ -362,9 +378,9 @@ static void cas_claims(shoal_dtype_t t, int w) {
             claimed = s;
         else
             CHECK(o >= 1 && o <= (uint64_t)t_np && o != (uint64_t)t_me + 1,
-                  "%s claim: slot %d held %llu", type_name[t], s, (unsigned long long)o);
+                  "%s claim: slot %d held %llu", type_name(t), s, (unsigned long long)o);
     }
-    CHECK(claimed >= 0 && claimed < t_np, "%s claim: unit %d claimed slot %d of %d", type_name[t],
+    CHECK(claimed >= 0 && claimed < t_np, "%s claim: unit %d claimed slot %d of %d", type_name(t),
           (int)t_me, claimed, nslots);
     CHECK_OK(shoal_barrier(SHOAL_TEAM_ALL));
     int all_claims[t_np];
@@ -377,9 +393,9 @@ static void cas_claims(shoal_dtype_t t, int w) {
             int claimants = 0;
             for (int u = 0; u < t_np; u++)
                 if (all_claims[u] == s) owner = (uint64_t)u + 1, claimants++;
-            CHECK(claimants == (s < t_np), "%s claim: slot %d claimed by %d units", type_name[t], s,
+            CHECK(claimants == (s < t_np), "%s claim: slot %d claimed by %d units", type_name(t), s,
                   claimants);
-            CHECK(dec(t, got) == owner, "%s claim: slot %d holds %llu, expected %llu", type_name[t],
+            CHECK(dec(t, got) == owner, "%s claim: slot %d holds %llu, expected %llu", type_name(t),
                   s, (unsigned long long)dec(t, got), (unsigned long long)owner);
         }
     }
@@ -389,7 +405,7 @@ static void cas_claims(shoal_dtype_t t, int w) {
  * are exactly the initial value plus every token. */
 static void swap_case(shoal_dtype_t t, int w) {
     char what[256];
-    snprintf(what, sizeof what, "%s swap", type_name[t]);
+    snprintf(what, sizeof what, "%s swap", type_name(t));
     const shoal_gptr_t gp = word_at(0, w);
     /* Tokens: (unit + 1) << 20 | (i + 1); the initial value is token 0 of a unit that does not
      * exist. As doubles these are exact integers. */
@@ -447,7 +463,7 @@ static void swap_case(shoal_dtype_t t, int w) {
 static void load_store_case(shoal_dtype_t t, int w) {
     const int kmax = 250;
     char what[256];
-    snprintf(what, sizeof what, "%s load/store", type_name[t]);
+    snprintf(what, sizeof what, "%s load/store", type_name(t));
     const uint64_t rep = width(t) == 4 ? 0x01010101ull : 0x0101010101010101ull;
     val_t zero;
     memset(&zero, 0, sizeof zero);
@@ -564,10 +580,10 @@ static void error_cases(void) {
                 for (int j = 0; j < 6; j++)
                     CHECK(e[j] == SHOAL_ERR_ALIGN,
                           "%s %s at offset %d on unit %d: got %s, expected SHOAL_ERR_ALIGN",
-                          type_name[t], call[j], off, (int)owner, shoal_strerror(e[j]));
+                          type_name(t), call[j], off, (int)owner, shoal_strerror(e[j]));
                 for (int j = 0; j < 8; j++)
                     if (!CHECK(r.bytes[j] == 0xCD,
-                               "%s at offset %d: a failed call wrote its result", type_name[t],
+                               "%s at offset %d: a failed call wrote its result", type_name(t),
                                off))
                         break;
             }
