@@ -81,3 +81,10 @@ shoal_err_t shoal__mpi_fail(int mpi_rc, const char *what) {
     if (MPI_Error_string(mpi_rc, text, &len) != MPI_SUCCESS) snprintf(text, sizeof text, "?");
     return shoal__fail(SHOAL_ERR_MPI, "%s failed: %s", what, text);
 }
+
+const char *shoal_version(int *major, int *minor, int *patch) {
+    if (major) *major = SHOAL_VERSION_MAJOR;
+    if (minor) *minor = SHOAL_VERSION_MINOR;
+    if (patch) *patch = SHOAL_VERSION_PATCH;
+    return SHOAL_VERSION_STRING;
+}
