@@ -383,7 +383,9 @@ typedef struct {
     const char *type;          /* "size", "bool", "int" */
     const char *default_value; /* as text */
     const char *description;
-    char value[64];       /* the value in force (after init) or that init would use */
+    const char *value;    /* the value in force (after init) or that init would use, whole; the
+                             text stays valid until the next shoal_config_var call for the same
+                             index */
     int from_environment; /* 1 when the environment sets it */
 } shoal_config_var_t;
 int shoal_config_count(void);

@@ -188,17 +188,29 @@ shoal_err_t shoal_config_var(int index, shoal_config_var_t *var) {
     var->default_value = e->default_value;
     var->description = e->description;
     var->from_environment = env && *env;
+    /* The text lives in a buffer per variable, as long as it needs to be (rules and paths are
+     * often longer than any fixed array), until the next call for the same variable. */
+    static char *texts[NVARS];
+    char number[32];
+    const char *text;
     if (shoal__rt.initialized) { /* the value in force */
         const char *field = (const char *)&shoal__rt + e->field_offset;
-        if (e->type == CFG_STRING)
-            snprintf(var->value, sizeof var->value, "%s", *(const char *const *)field);
-        else if (e->type == CFG_SIZE)
-            snprintf(var->value, sizeof var->value, "%zu", *(const size_t *)field);
-        else
-            snprintf(var->value, sizeof var->value, "%d", *(const int *)field);
+        if (e->type == CFG_STRING) {
+            text = *(const char *const *)field;
+        } else {
+            if (e->type == CFG_SIZE)
+                snprintf(number, sizeof number, "%zu", *(const size_t *)field);
+            else
+                snprintf(number, sizeof number, "%d", *(const int *)field);
+            text = number;
+        }
     } else {
-        snprintf(var->value, sizeof var->value, "%s",
-                 var->from_environment ? env : e->default_value);
+        text = var->from_environment ? env : e->default_value;
     }
+    char *copy = strdup(text ? text : "");
+    if (!copy) return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
+    free(texts[index]);
+    texts[index] = copy;
+    var->value = copy;
     return SHOAL_OK;
 }

@@ -75,6 +75,21 @@ int main(void) {
     }
     shoal_config_var_t var;
     CHECK(shoal_config_var(n, &var) == SHOAL_ERR_INVAL, "index past the table");
+    /* Values come back whole, however long (rule lists and paths outgrew a 64-byte array). */
+    char rules[300];
+    memset(rules, 0, sizeof rules);
+    for (size_t k = 0; k + 20 < sizeof rules; k += 19) strcat(rules, "linear@units=1-2;");
+    setenv("SHOAL_COLL_BROADCAST", rules, 1);
+    int found = 0;
+    for (int i = 0; i < n; i++) {
+        if (shoal_config_var(i, &var) != SHOAL_OK || strcmp(var.name, "SHOAL_COLL_BROADCAST"))
+            continue;
+        found = 1;
+        CHECK(strcmp(var.value, rules) == 0, "a %zu-byte value came back as %zu bytes",
+              strlen(rules), strlen(var.value));
+    }
+    CHECK(found, "SHOAL_COLL_BROADCAST is not in the table");
+    unsetenv("SHOAL_COLL_BROADCAST");
     if (failures) {
         printf("test_config_parse: FAILED (%d checks)\n", failures);
         return 1;
