@@ -14,8 +14,11 @@
  *                    stay valid, at the same address, with their current contents.
  *
  * Every call sets *err (ZCOM_SUCCESS or a code below) and prints one line
- * "zcom: rank R: ZCom_xxx_c: reason" to stderr on failure. A failing ZCom_init_c or
+ * "zcom: rank R: ZCom_xxx_c: reason (CODE)" to stderr on failure. A failing ZCom_init_c or
  * ZCom_cleanup_c fails on every process of comm together, and leaves nothing behind.
+ * ZCom_init_c and ZCom_cleanup_c (and their Fortran forms) need MPI running: called before
+ * MPI_Init or after MPI_Finalize they change nothing and set ZCOM_ERR_NO_MPI (R is then -1).
+ * The four counter calls use no MPI: without a live channel they set ZCOM_ERR_CHANNEL.
  * Buffers may start anywhere (the whole pages covering them are shared, section 4.3); see
  * docs/zcom.md for the mechanism and its limits.
  */
@@ -43,7 +46,8 @@ enum {
     ZCOM_ERR_STATE = 8,      /* init twice: this buffer is already exposed to this target */
     ZCOM_ERR_OVERLAP = 9,    /* buffer's pages partly overlap pages shared by an earlier init */
     ZCOM_ERR_SYS = 10,       /* the operating system refused (memfd, mmap, /proc open, memory) */
-    ZCOM_ERR_MPI = 11        /* an MPI call failed */
+    ZCOM_ERR_MPI = 11,       /* an MPI call failed */
+    ZCOM_ERR_NO_MPI = 12     /* MPI is not running: called before MPI_Init or after MPI_Finalize */
 };
 
 void ZCom_init_c(void **buffers, size_t *buffer_sizes, MPI_Comm comm, int *target_ranks,

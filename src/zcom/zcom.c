@@ -59,7 +59,8 @@ static zregion_t *regions;
 static const char *const names[] = {"ZCOM_SUCCESS",     "ZCOM_ERR_ARG",       "ZCOM_ERR_BUFFER",
                                     "ZCOM_ERR_RANK",    "ZCOM_ERR_NOT_LOCAL", "ZCOM_ERR_NOT_PAIRED",
                                     "ZCOM_ERR_SIZE",    "ZCOM_ERR_CHANNEL",   "ZCOM_ERR_STATE",
-                                    "ZCOM_ERR_OVERLAP", "ZCOM_ERR_SYS",       "ZCOM_ERR_MPI"};
+                                    "ZCOM_ERR_OVERLAP", "ZCOM_ERR_SYS",       "ZCOM_ERR_MPI",
+                                    "ZCOM_ERR_NO_MPI"};
 
 const char *ZCom_strerror(int err) {
     if (err < 0 || err >= (int)(sizeof names / sizeof names[0])) return "ZCOM_ERR_(unknown)";
@@ -88,6 +89,20 @@ static int report(int rank, const char *call, int code, const char *fmt, ...) {
 
 static void set_err(int *err, int code) {
     if (err) *err = code;
+}
+
+/* The collective calls need MPI: before MPI_Init or after MPI_Finalize any MPI call (even
+ * MPI_Comm_rank) aborts the job, so refuse them here. MPI_Initialized and MPI_Finalized are the
+ * calls MPI allows at any time. */
+static int mpi_down(const char *call, int *err) {
+    int init = 0, fin = 0;
+    MPI_Initialized(&init);
+    MPI_Finalized(&fin); /* MPI_Initialized stays 1 after MPI_Finalize */
+    if (init && !fin) return 0;
+    set_err(err, report(-1, call, ZCOM_ERR_NO_MPI, "%s",
+                        fin ? "MPI is already finalized (called after MPI_Finalize)"
+                            : "MPI is not initialized (call MPI_Init first)"));
+    return 1;
 }
 
 static inline zchannel_t *lookup(int id) {
@@ -176,6 +191,7 @@ void ZCom_init_c(void **buffers, size_t *buffer_sizes, MPI_Comm comm, int *targe
                  int num_targets, void **attached_addrs, int *channel_ids, int *err) {
     static const char *call = "ZCom_init_c";
     static int xpmem_noted;
+    if (mpi_down(call, err)) return;
     int rank = world_rank(), size = 0, code = ZCOM_SUCCESS, n = num_targets;
     if (comm == MPI_COMM_NULL) {
         set_err(err, report(rank, call, ZCOM_ERR_ARG, "comm is MPI_COMM_NULL"));
@@ -551,6 +567,7 @@ void ZCom_have_read_c(int channel_id, int *err) {
 
 void ZCom_cleanup_c(int *channel_ids, int num_targets, MPI_Comm comm, int *err) {
     static const char *call = "ZCom_cleanup_c";
+    if (mpi_down(call, err)) return;
     int rank = world_rank(), size = 0, code = ZCOM_SUCCESS, n = num_targets;
     if (comm == MPI_COMM_NULL) {
         set_err(err, report(rank, call, ZCOM_ERR_ARG, "comm is MPI_COMM_NULL"));
@@ -633,12 +650,15 @@ done:
 
 /* ---- Fortran bindings (section 4.5) ---- */
 
+/* MPI_Comm_f2c is an MPI call too: check MPI first. */
 void ZCom_init_f(void **buffers, size_t *buffer_sizes, MPI_Fint *comm, int *target_ranks,
                  int *num_targets, void **attached_addrs, int *channel_ids, int *err) {
+    if (mpi_down("ZCom_init_f", err)) return;
     ZCom_init_c(buffers, buffer_sizes, MPI_Comm_f2c(*comm), target_ranks, *num_targets,
                 attached_addrs, channel_ids, err);
 }
 
 void ZCom_cleanup_f(int *channel_ids, int *num_targets, MPI_Fint *comm, int *err) {
+    if (mpi_down("ZCom_cleanup_f", err)) return;
     ZCom_cleanup_c(channel_ids, *num_targets, MPI_Comm_f2c(*comm), err);
 }
