@@ -37,7 +37,8 @@ extern "C" {
 enum {
     ZCOM_SUCCESS = 0,
     ZCOM_ERR_ARG = 1,        /* NULL array argument, negative count, MPI_COMM_NULL */
-    ZCOM_ERR_BUFFER = 2,     /* NULL or zero-size buffer, or memory that cannot be shared */
+    ZCOM_ERR_BUFFER = 2,     /* NULL or zero-size buffer, a size reaching past the end of the
+                              * address space, or memory that cannot be shared */
     ZCOM_ERR_RANK = 3,       /* target rank out of range, myself, or listed twice */
     ZCOM_ERR_NOT_LOCAL = 4,  /* target on another node: no shared memory with it */
     ZCOM_ERR_NOT_PAIRED = 5, /* I target a process that does not target me (or cleanup mismatch) */

@@ -15,7 +15,12 @@ int remap_xpmem_present(void) {
 }
 
 int remap_check_range(const void *base, size_t len, char *why, size_t why_len) {
-    uintptr_t lo = (uintptr_t)base, hi = lo + len, covered = lo;
+    uintptr_t lo = (uintptr_t)base, hi, covered = lo;
+    if (len == 0 || __builtin_add_overflow(lo, len, &hi)) {
+        snprintf(why, why_len, "%zu bytes at %p: %s", len, base,
+                 len ? "past the end of the address space" : "an empty range");
+        return -1;
+    }
     FILE *f = fopen("/proc/self/maps", "r");
     if (!f) {
         snprintf(why, why_len, "cannot read /proc/self/maps: %s", strerror(errno));
@@ -59,6 +64,12 @@ int remap_check_range(const void *base, size_t len, char *why, size_t why_len) {
 }
 
 int remap_share(void *base, size_t len, remap_region_t *region, char *why, size_t why_len) {
+    /* The memfd's size is an off_t: len must survive the conversion. */
+    if (len == 0 || (off_t)len < 0 || (size_t)(off_t)len != len) {
+        snprintf(why, why_len, "cannot reserve %zu bytes of shared memory: %s", len,
+                 strerror(EFBIG));
+        return EFBIG;
+    }
     int fd = memfd_create("shoal-zcom", MFD_CLOEXEC);
     if (fd < 0) {
         int e = errno;
