@@ -3,12 +3,27 @@
  *  2. Buffer sizes near SIZE_MAX: whatever the rounding to pages would wrap to, ZCom_init_c
  *     refuses the buffer (ZCOM_ERR_BUFFER), names the size asked for in one line, and leaves
  *     nothing behind.
+ *  3. A heap buffer shares its pages with other heap blocks, live and freed: sharing and
+ *     restoring those pages must not read them as heap accesses (an ASan build stops with
+ *     heap-buffer-overflow / heap-use-after-free otherwise), must keep their contents, and under
+ *     ASan must keep them poisoned, so that ASan still guards them.
  * Pairs: rank r with r^1; an odd process out takes part with no target. np 1 runs part 1 only. */
 #include <limits.h>
 #include <stdint.h>
 #include <sys/mman.h>
 
 #include "zcom_testlib.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define ZT_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ZT_ASAN 1
+#endif
+#endif
+#ifdef ZT_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
 
 static int peer, n;
 
@@ -78,6 +93,61 @@ static void huge_sizes(void) {
     munmap(base, 3 * page);
 }
 
+/* A heap buffer among live and freed heap blocks of its size on the same pages. */
+static void heap_neighbours(void) {
+    enum { NBLK = 12, BSZ = 1000 };
+    char *blk[NBLK];
+    for (int i = 0; i < NBLK; i++) {
+        blk[i] = malloc(BSZ);
+        memset(blk[i], 0x40 + i, BSZ);
+    }
+    char *buf = blk[5];
+    for (int i = 0; i < NBLK; i += 2) {
+        if (i == 4 || i == 6) continue; /* keep the blocks next to buf, free others */
+        free(blk[i]);
+        blk[i] = NULL;
+    }
+#ifdef ZT_ASAN
+    ZT_CHECK(__asan_address_is_poisoned(buf + BSZ), "ASan: the byte after buf is not poisoned");
+#endif
+    void *b = buf, *att = NULL;
+    size_t s = BSZ;
+    int id = -1, err = -1;
+    ZCom_init_c(&b, &s, MPI_COMM_WORLD, &peer, n, &att, &id, &err);
+    ZT_CHECK(err == ZCOM_SUCCESS, "init of a heap buffer: %s", ZCom_strerror(err));
+    if (err) return;
+#ifdef ZT_ASAN
+    ZT_CHECK(!n || __asan_address_is_poisoned(buf + BSZ), "ASan: redzone lost at init");
+    ZT_CHECK(!n || __asan_region_is_poisoned(buf, BSZ) == NULL, "ASan: buf poisoned at init");
+#endif
+    if (n) {
+        buf[7] = (char)(90 + zt_rank);
+        ZCom_have_written_c(id, &err);
+        ZT_CHECK(zt_wait(ZCom_can_read_c, id), "can_read");
+        const char *a = att;
+        ZT_CHECK(a[7] == (char)(90 + peer) && a[0] == 0x45 && a[BSZ - 1] == 0x45,
+                 "the peer's heap buffer is not as written");
+        ZCom_have_read_c(id, &err);
+        ZT_CHECK(zt_wait(ZCom_can_write_c, id), "can_write");
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    ZCom_cleanup_c(&id, n, MPI_COMM_WORLD, &err);
+    ZT_CHECK(err == ZCOM_SUCCESS, "cleanup of a heap buffer: %s", ZCom_strerror(err));
+    ZT_CHECK(zt_mapping_kind(buf) == 'p', "heap buffer not private after cleanup");
+#ifdef ZT_ASAN
+    ZT_CHECK(__asan_address_is_poisoned(buf + BSZ), "ASan: redzone lost at cleanup");
+#endif
+    for (int i = 0; i < NBLK; i++) {
+        if (!blk[i]) continue;
+        size_t bad = 0;
+        for (size_t k = 0; k < BSZ; k++)
+            if (blk[i][k] != (i == 5 && k == 7 && n ? (char)(90 + zt_rank) : (char)(0x40 + i)))
+                bad++;
+        ZT_CHECK(bad == 0, "heap block %d: %zu bytes changed", i, bad);
+        free(blk[i]);
+    }
+}
+
 int main(int argc, char **argv) {
     zt_init(&argc, &argv, "test_zcom_hardening");
     peer = zt_rank ^ 1;
@@ -86,6 +156,7 @@ int main(int argc, char **argv) {
     odd_ids();
     if (zt_size >= 2) {
         huge_sizes();
+        heap_neighbours();
     }
     return zt_finish();
 }
