@@ -12,7 +12,7 @@ module shoal_zcom
   integer(c_int), parameter, public :: ZCOM_SUCCESS = 0, ZCOM_ERR_ARG = 1, ZCOM_ERR_BUFFER = 2, &
        ZCOM_ERR_RANK = 3, ZCOM_ERR_NOT_LOCAL = 4, ZCOM_ERR_NOT_PAIRED = 5, ZCOM_ERR_SIZE = 6, &
        ZCOM_ERR_CHANNEL = 7, ZCOM_ERR_STATE = 8, ZCOM_ERR_OVERLAP = 9, ZCOM_ERR_SYS = 10, &
-       ZCOM_ERR_MPI = 11
+       ZCOM_ERR_MPI = 11, ZCOM_ERR_NO_MPI = 12
 
   interface
     ! ZCom_init(buffers, buffer_sizes, comm, target_ranks, num_targets, attached_addrs,

@@ -14,8 +14,11 @@
  *                    stay valid, at the same address, with their current contents.
  *
  * Every call sets *err (ZCOM_SUCCESS or a code below) and prints one line
- * "zcom: rank R: ZCom_xxx_c: reason" to stderr on failure. A failing ZCom_init_c or
+ * "zcom: rank R: ZCom_xxx_c: reason (CODE)" to stderr on failure. A failing ZCom_init_c or
  * ZCom_cleanup_c fails on every process of comm together, and leaves nothing behind.
+ * ZCom_init_c and ZCom_cleanup_c (and their Fortran forms) need MPI running: called before
+ * MPI_Init or after MPI_Finalize they change nothing and set ZCOM_ERR_NO_MPI (R is then -1).
+ * The four counter calls use no MPI: without a live channel they set ZCOM_ERR_CHANNEL.
  * Buffers may start anywhere (the whole pages covering them are shared, section 4.3); see
  * docs/zcom.md for the mechanism and its limits.
  */
@@ -34,7 +37,8 @@ extern "C" {
 enum {
     ZCOM_SUCCESS = 0,
     ZCOM_ERR_ARG = 1,        /* NULL array argument, negative count, MPI_COMM_NULL */
-    ZCOM_ERR_BUFFER = 2,     /* NULL or zero-size buffer, or memory that cannot be shared */
+    ZCOM_ERR_BUFFER = 2,     /* NULL or zero-size buffer, a size reaching past the end of the
+                              * address space, or memory that cannot be shared */
     ZCOM_ERR_RANK = 3,       /* target rank out of range, myself, or listed twice */
     ZCOM_ERR_NOT_LOCAL = 4,  /* target on another node: no shared memory with it */
     ZCOM_ERR_NOT_PAIRED = 5, /* I target a process that does not target me (or cleanup mismatch) */
@@ -43,7 +47,8 @@ enum {
     ZCOM_ERR_STATE = 8,      /* init twice: this buffer is already exposed to this target */
     ZCOM_ERR_OVERLAP = 9,    /* buffer's pages partly overlap pages shared by an earlier init */
     ZCOM_ERR_SYS = 10,       /* the operating system refused (memfd, mmap, /proc open, memory) */
-    ZCOM_ERR_MPI = 11        /* an MPI call failed */
+    ZCOM_ERR_MPI = 11,       /* an MPI call failed */
+    ZCOM_ERR_NO_MPI = 12     /* MPI is not running: called before MPI_Init or after MPI_Finalize */
 };
 
 void ZCom_init_c(void **buffers, size_t *buffer_sizes, MPI_Comm comm, int *target_ranks,

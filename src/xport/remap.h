@@ -4,7 +4,9 @@
  * memfd through /proc/<pid>/fd/<fd> and reads and writes the same physical pages. Undoing it puts
  * private anonymous memory with the current contents back at the address.
  * Needs no Shoal runtime (usable from plain MPI programs). Not thread-safe against concurrent
- * writers of the range while it is being remapped. */
+ * writers of the range while it is being remapped. The whole-page copies are made by the kernel
+ * (process_vm_readv/writev on ourselves), so ASan and memcheck do not report the other heap
+ * blocks on those pages. */
 #ifndef SHOAL_XPORT_REMAP_H
 #define SHOAL_XPORT_REMAP_H
 

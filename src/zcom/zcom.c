@@ -6,6 +6,7 @@
  * (xport/shm, the core's on-node substrate), each on its own cache line. Nothing here needs the
  * Shoal runtime: a plain MPI program can use it. */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -59,7 +60,8 @@ static zregion_t *regions;
 static const char *const names[] = {"ZCOM_SUCCESS",     "ZCOM_ERR_ARG",       "ZCOM_ERR_BUFFER",
                                     "ZCOM_ERR_RANK",    "ZCOM_ERR_NOT_LOCAL", "ZCOM_ERR_NOT_PAIRED",
                                     "ZCOM_ERR_SIZE",    "ZCOM_ERR_CHANNEL",   "ZCOM_ERR_STATE",
-                                    "ZCOM_ERR_OVERLAP", "ZCOM_ERR_SYS",       "ZCOM_ERR_MPI"};
+                                    "ZCOM_ERR_OVERLAP", "ZCOM_ERR_SYS",       "ZCOM_ERR_MPI",
+                                    "ZCOM_ERR_NO_MPI"};
 
 const char *ZCom_strerror(int err) {
     if (err < 0 || err >= (int)(sizeof names / sizeof names[0])) return "ZCOM_ERR_(unknown)";
@@ -90,8 +92,23 @@ static void set_err(int *err, int code) {
     if (err) *err = code;
 }
 
+/* The collective calls need MPI: before MPI_Init or after MPI_Finalize any MPI call (even
+ * MPI_Comm_rank) aborts the job, so refuse them here. MPI_Initialized and MPI_Finalized are the
+ * calls MPI allows at any time. */
+static int mpi_down(const char *call, int *err) {
+    int init = 0, fin = 0;
+    MPI_Initialized(&init);
+    MPI_Finalized(&fin); /* MPI_Initialized stays 1 after MPI_Finalize */
+    if (init && !fin) return 0;
+    set_err(err, report(-1, call, ZCOM_ERR_NO_MPI, "%s",
+                        fin ? "MPI is already finalized (called after MPI_Finalize)"
+                            : "MPI is not initialized (call MPI_Init first)"));
+    return 1;
+}
+
 static inline zchannel_t *lookup(int id) {
-    unsigned idx = (unsigned)(id - table_base);
+    /* unsigned: id - table_base overflows int for ids near INT_MIN */
+    unsigned idx = (unsigned)id - (unsigned)table_base;
     return idx < (unsigned)table_len ? table[idx] : NULL;
 }
 
@@ -108,6 +125,18 @@ int zcom__check_targets(int me, int size, const int *node_of, const int *targets
     }
     *bad = -1;
     return ZCOM_SUCCESS;
+}
+
+/* The page range [*lo, *hi) covering len bytes at p. Returns -1 when it would pass the end of the
+ * address space (the rounding would wrap to a small or empty range). */
+static int page_range(const void *p, size_t len, size_t page, uintptr_t *lo, uintptr_t *hi) {
+    uintptr_t end;
+    if (__builtin_add_overflow((uintptr_t)p, len, &end) ||
+        __builtin_add_overflow(end, page - 1, &end))
+        return -1;
+    *lo = (uintptr_t)p / page * page;
+    *hi = end / page * page;
+    return 0;
 }
 
 /* ---- agreement: every process of comm ends with the same code ---- */
@@ -176,6 +205,7 @@ void ZCom_init_c(void **buffers, size_t *buffer_sizes, MPI_Comm comm, int *targe
                  int num_targets, void **attached_addrs, int *channel_ids, int *err) {
     static const char *call = "ZCom_init_c";
     static int xpmem_noted;
+    if (mpi_down(call, err)) return;
     int rank = world_rank(), size = 0, code = ZCOM_SUCCESS, n = num_targets;
     if (comm == MPI_COMM_NULL) {
         set_err(err, report(rank, call, ZCOM_ERR_ARG, "comm is MPI_COMM_NULL"));
@@ -259,8 +289,14 @@ void ZCom_init_c(void **buffers, size_t *buffer_sizes, MPI_Comm comm, int *targe
                           buffers[i] ? "of size 0" : "NULL");
             break;
         }
-        uintptr_t lo = (uintptr_t)buffers[i] / page * page;
-        uintptr_t hi = ((uintptr_t)buffers[i] + buffer_sizes[i] + page - 1) / page * page;
+        uintptr_t lo, hi;
+        if (page_range(buffers[i], buffer_sizes[i], page, &lo, &hi) != 0) {
+            code = report(rank, call, ZCOM_ERR_BUFFER,
+                          "buffers[%d] = %p with %zu bytes would end past the end of the "
+                          "address space",
+                          i, buffers[i], buffer_sizes[i]);
+            break;
+        }
         ranges[i] = (zrange_t){lo, hi, i};
         int tw = -1;
         MPI_Group g, wg;
@@ -284,13 +320,15 @@ void ZCom_init_c(void **buffers, size_t *buffer_sizes, MPI_Comm comm, int *targe
                               "shared by an earlier ZCom_init_c (%p, %zu bytes)",
                               i, buffers[i], buffer_sizes[i], (void *)o->r.base, o->r.len);
             else if (remap_check_range((void *)lo, hi - lo, why, sizeof why) != 0)
-                code = report(rank, call, ZCOM_ERR_BUFFER, "buffers[%d] = %p cannot be shared: %s",
-                              i, buffers[i], why);
+                code = report(rank, call, ZCOM_ERR_BUFFER,
+                              "buffers[%d] = %p with %zu bytes cannot be shared: %s", i, buffers[i],
+                              buffer_sizes[i], why);
         }
     }
     if ((code = agree(comm, rank, call, code)) != ZCOM_SUCCESS) goto out;
 
-    /* Phase B: the pairs. sz_out[t] = my buffer size for t, plus one (0: no channel). */
+    /* Phase B: the pairs. sz_out[t] = my buffer size for t, plus one (0: no channel); phase A
+     * made sure that buffer + size + page - 1 fits the address space, so the +1 cannot wrap. */
     for (int i = 0; i < n; i++) sz_out[target_ranks[i]] = buffer_sizes[i] + 1;
     if (MPI_Alltoall(sz_out, 1, MPI_UNSIGNED_LONG_LONG, sz_in, 1, MPI_UNSIGNED_LONG_LONG, comm) !=
         MPI_SUCCESS) {
@@ -335,8 +373,12 @@ void ZCom_init_c(void **buffers, size_t *buffer_sizes, MPI_Comm comm, int *targe
             zregion_t *g = calloc(1, sizeof *g);
             int e = g ? remap_share((void *)lo, hi - lo, &g->r, why, sizeof why) : ENOMEM;
             if (e) {
-                code = report(rank, call, ZCOM_ERR_SYS, "cannot share %p (%zu bytes): %s",
-                              (void *)lo, (size_t)(hi - lo), g ? why : "out of memory");
+                int i = fresh[a].idx;
+                code = report(rank, call, ZCOM_ERR_SYS,
+                              "cannot share the pages of buffers[%d] = %p with %zu bytes (%zu "
+                              "bytes at %p): %s",
+                              i, buffers[i], buffer_sizes[i], (size_t)(hi - lo), (void *)lo,
+                              g ? why : "out of memory");
                 free(g);
                 break;
             }
@@ -357,10 +399,14 @@ void ZCom_init_c(void **buffers, size_t *buffer_sizes, MPI_Comm comm, int *targe
     int owned = 0;
     for (int i = 0; i < n; i++)
         if (rank < target_ranks[i]) slot_of[i] = owned++;
+    size_t ctl_bytes = 0;
     ctl = calloc(1, sizeof *ctl);
-    if (!ctl) code = report(rank, call, ZCOM_ERR_SYS, "out of memory");
+    if (!ctl)
+        code = report(rank, call, ZCOM_ERR_SYS, "out of memory");
+    else if (__builtin_mul_overflow((size_t)owned, (size_t)ZCOM_PAIR_BYTES, &ctl_bytes))
+        code = report(rank, call, ZCOM_ERR_SYS, "%d channels need too large a control area", owned);
     if ((code = agree(comm, rank, call, code)) != ZCOM_SUCCESS) goto out;
-    if (xport_shm_create(node, (size_t)owned * ZCOM_PAIR_BYTES, 0, &ctl->shm) != SHOAL_OK)
+    if (xport_shm_create(node, ctl_bytes, 0, &ctl->shm) != SHOAL_OK)
         code = report(rank, call, ZCOM_ERR_SYS, "cannot create the shared control area");
     else
         have_shm = 1;
@@ -372,15 +418,17 @@ void ZCom_init_c(void **buffers, size_t *buffer_sizes, MPI_Comm comm, int *targe
         info_out[i] = (zinfo_t){getpid(), g->r.fd, (char *)buffers[i] - g->r.base,
                                 (long long)g->r.len, rank < target_ranks[i] ? slot_of[i] : -1};
         if (MPI_Irecv(&info_in[i], (int)sizeof(zinfo_t), MPI_BYTE, target_ranks[i], ZCOM_TAG, pc,
-                      &reqs[2 * i]) != MPI_SUCCESS ||
+                      &reqs[i]) != MPI_SUCCESS ||
             MPI_Isend(&info_out[i], (int)sizeof(zinfo_t), MPI_BYTE, target_ranks[i], ZCOM_TAG, pc,
-                      &reqs[2 * i + 1]) != MPI_SUCCESS) {
+                      &reqs[nn + (size_t)i]) != MPI_SUCCESS) {
             set_err(err, report(rank, call, ZCOM_ERR_MPI, "cannot exchange buffer information"));
             MPI_Abort(comm, ZCOM_ERR_MPI); /* peers would wait for us forever */
         }
     }
-    MPI_Status *sts = calloc(2 * nn, sizeof *sts);
-    int wrc = n > 0 ? (sts ? MPI_Waitall(2 * n, reqs, sts) : MPI_ERR_NO_MEM) : MPI_SUCCESS;
+    /* Receives and sends waited for separately: 2 * n could overflow an int count. */
+    MPI_Status *sts = calloc(nn, sizeof *sts);
+    int wrc = n > 0 ? (sts ? MPI_Waitall(n, reqs, sts) : MPI_ERR_NO_MEM) : MPI_SUCCESS;
+    if (n > 0 && wrc == MPI_SUCCESS) wrc = MPI_Waitall(n, reqs + nn, sts);
     free(sts);
     if (wrc != MPI_SUCCESS) {
         set_err(err, report(rank, call, ZCOM_ERR_MPI, "cannot exchange buffer information"));
@@ -402,10 +450,17 @@ void ZCom_init_c(void **buffers, size_t *buffer_sizes, MPI_Comm comm, int *targe
         MPI_Comm_group(comm, &g);
         MPI_Comm_group(node, &ng);
         MPI_Comm_group(MPI_COMM_WORLD, &wg);
-        int need = table_len + n;
-        if (need > table_cap) {
-            int cap = need < 16 ? 16 : 2 * need;
-            zchannel_t **t = realloc(table, (size_t)cap * sizeof *t);
+        /* Ids and table slots are ints and never reused while a channel lives. */
+        int need = 0;
+        if (n > INT_MAX - next_id || __builtin_add_overflow(table_len, n, &need)) {
+            code = report(rank, call, ZCOM_ERR_SYS,
+                          "out of channel ids (%d channels would pass INT_MAX)", n);
+        } else if (need > table_cap) {
+            int cap = need < 16 ? 16 : (need > INT_MAX / 2 ? INT_MAX : 2 * need);
+            size_t bytes;
+            zchannel_t **t = __builtin_mul_overflow((size_t)cap, sizeof *t, &bytes)
+                                 ? NULL
+                                 : realloc(table, bytes);
             if (!t) {
                 code = report(rank, call, ZCOM_ERR_SYS, "out of memory");
             } else {
@@ -551,6 +606,7 @@ void ZCom_have_read_c(int channel_id, int *err) {
 
 void ZCom_cleanup_c(int *channel_ids, int num_targets, MPI_Comm comm, int *err) {
     static const char *call = "ZCom_cleanup_c";
+    if (mpi_down(call, err)) return;
     int rank = world_rank(), size = 0, code = ZCOM_SUCCESS, n = num_targets;
     if (comm == MPI_COMM_NULL) {
         set_err(err, report(rank, call, ZCOM_ERR_ARG, "comm is MPI_COMM_NULL"));
@@ -633,12 +689,15 @@ done:
 
 /* ---- Fortran bindings (section 4.5) ---- */
 
+/* MPI_Comm_f2c is an MPI call too: check MPI first. */
 void ZCom_init_f(void **buffers, size_t *buffer_sizes, MPI_Fint *comm, int *target_ranks,
                  int *num_targets, void **attached_addrs, int *channel_ids, int *err) {
+    if (mpi_down("ZCom_init_f", err)) return;
     ZCom_init_c(buffers, buffer_sizes, MPI_Comm_f2c(*comm), target_ranks, *num_targets,
                 attached_addrs, channel_ids, err);
 }
 
 void ZCom_cleanup_f(int *channel_ids, int *num_targets, MPI_Fint *comm, int *err) {
+    if (mpi_down("ZCom_cleanup_f", err)) return;
     ZCom_cleanup_c(channel_ids, *num_targets, MPI_Comm_f2c(*comm), err);
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "shoal/zcom.h"
 
@@ -25,7 +26,7 @@ static const char *zt_name = "test";
         }                                                                                          \
     } while (0)
 
-static void zt_init(int *argc, char ***argv, const char *name) {
+static inline void zt_init(int *argc, char ***argv, const char *name) {
     zt_name = name;
     MPI_Init(argc, argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &zt_rank);
@@ -33,7 +34,7 @@ static void zt_init(int *argc, char ***argv, const char *name) {
 }
 
 /* Ends the test: every process's verdict is combined; rank 0 prints the final line. */
-static int zt_finish(void) {
+static inline int zt_finish(void) {
     int all = 0;
     MPI_Allreduce(&zt_fails, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (zt_rank == 0) {
@@ -102,6 +103,45 @@ static inline char zt_mapping_kind(const void *p) {
     }
     fclose(f);
     return kind;
+}
+
+/* Captures this process's stderr between zt_capture_start and zt_capture_end, which returns the
+ * text (and writes it to the real stderr too, so that the test log keeps it). */
+typedef struct {
+    int saved;
+    FILE *f;
+} zt_capture_t;
+
+static inline void zt_capture_start(zt_capture_t *c) {
+    fflush(stderr);
+    c->f = tmpfile();
+    c->saved = c->f ? dup(2) : -1;
+    if (c->saved >= 0) dup2(fileno(c->f), 2);
+}
+
+static inline const char *zt_capture_end(zt_capture_t *c, char *text, size_t len) {
+    text[0] = 0;
+    if (c->saved < 0) {
+        if (c->f) fclose(c->f);
+        return text;
+    }
+    fflush(stderr);
+    dup2(c->saved, 2);
+    close(c->saved);
+    rewind(c->f);
+    size_t n = fread(text, 1, len - 1, c->f);
+    text[n] = 0;
+    fclose(c->f);
+    fputs(text, stderr);
+    return text;
+}
+
+/* Lines of text that start with prefix. */
+static inline int zt_count_lines(const char *text, const char *prefix) {
+    int n = 0;
+    for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+        if (strncmp(l, prefix, strlen(prefix)) == 0) n++;
+    return n;
 }
 
 #endif
