@@ -24,21 +24,25 @@ extern "C" {
 #define SHOAL_VERSION_STRING "0.1.0"
 
 /* ---- Errors ---------------------------------------------------------------------------------- */
+/* SHOAL_OK is 0; failures are positive and each prints one line; statuses that are not failures
+ * ("not now, try again") are negative and print nothing. */
 typedef enum {
+    SHOAL_BUSY = -1, /* not a failure: try-lock did not get the lock; nothing printed */
     SHOAL_OK = 0,
-    SHOAL_ERR_INVAL = 1,        /* a bad argument (NULL output, bad size, bad enum value) */
-    SHOAL_ERR_NOT_INIT = 2,     /* called before shoal_init or after shoal_finalize */
-    SHOAL_ERR_UNIT = 3,         /* unit id out of range, or not a member of the team */
-    SHOAL_ERR_GPTR = 4,         /* NULL, freed, stale or foreign global pointer */
-    SHOAL_ERR_BOUNDS = 5,       /* access reaches past the end of the allocation */
-    SHOAL_ERR_NOMEM = 6,        /* out of global memory (pool or segment ids) or host memory */
-    SHOAL_ERR_TEAM = 7,         /* invalid, destroyed or non-member team */
-    SHOAL_ERR_ALIGN = 8,        /* atomic on a misaligned address */
-    SHOAL_ERR_STATE = 9,        /* call not valid in this state (double free, init twice, ...) */
-    SHOAL_ERR_BUSY = 10,        /* try-lock did not get the lock (not a failure: nothing printed) */
+    SHOAL_ERR_INVAL = 1,    /* a bad argument (NULL output, bad size, bad enum value) */
+    SHOAL_ERR_NOT_INIT = 2, /* called before shoal_init or after shoal_finalize */
+    SHOAL_ERR_UNIT = 3,     /* unit id out of range, or not a member of the team */
+    SHOAL_ERR_GPTR = 4,     /* NULL, freed, stale or foreign global pointer */
+    SHOAL_ERR_BOUNDS = 5,   /* access reaches past the end of the allocation */
+    SHOAL_ERR_NOMEM = 6,    /* out of global memory (pool or segment ids) or host memory */
+    SHOAL_ERR_TEAM = 7,     /* invalid, destroyed or non-member team */
+    SHOAL_ERR_ALIGN = 8,    /* atomic on a misaligned address */
+    SHOAL_ERR_STATE = 9,    /* call not valid in this state (double free, init twice, ...) */
+    /* 10 is unused: it was SHOAL_ERR_BUSY, which is now SHOAL_BUSY (-1), not a failure */
     SHOAL_ERR_MPI = 11,         /* the underlying MPI call failed */
     SHOAL_ERR_UNSUPPORTED = 12, /* a valid request this build or configuration cannot serve */
-    SHOAL_ERR_HANDLE = 13       /* invalid or already completed non-blocking handle */
+    SHOAL_ERR_HANDLE = 13,      /* invalid or already completed non-blocking handle */
+    SHOAL_ERR_BUSY = SHOAL_BUSY /* the old name of SHOAL_BUSY, kept for existing programs */
 } shoal_err_t;
 
 /* Name of an error code ("SHOAL_ERR_BOUNDS: access past the end of the allocation"). */
@@ -315,7 +319,8 @@ typedef struct shoal_lock *shoal_lock_t;
 shoal_err_t shoal_lock_create(shoal_team_t team, shoal_lock_t *lock); /* collective */
 shoal_err_t shoal_lock_destroy(shoal_lock_t *lock);                   /* collective */
 shoal_err_t shoal_lock_acquire(shoal_lock_t lock);
-/* SHOAL_OK with the lock held, or SHOAL_ERR_BUSY (silently) when another unit holds it. */
+/* SHOAL_OK with the lock held, or SHOAL_BUSY (not a failure, nothing printed) when another unit
+ * holds it. */
 shoal_err_t shoal_lock_try_acquire(shoal_lock_t lock);
 shoal_err_t shoal_lock_release(shoal_lock_t lock);
 

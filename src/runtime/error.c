@@ -7,6 +7,8 @@ _Thread_local const char *shoal__current_call __attribute__((tls_model("initial-
 
 const char *shoal_strerror(shoal_err_t err) {
     switch (err) {
+    case SHOAL_BUSY:
+        return "SHOAL_BUSY: held by another unit, try again (not a failure)";
     case SHOAL_OK:
         return "SHOAL_OK: success";
     case SHOAL_ERR_INVAL:
@@ -27,8 +29,6 @@ const char *shoal_strerror(shoal_err_t err) {
         return "SHOAL_ERR_ALIGN: misaligned atomic";
     case SHOAL_ERR_STATE:
         return "SHOAL_ERR_STATE: call not valid in this state";
-    case SHOAL_ERR_BUSY:
-        return "SHOAL_ERR_BUSY: resource held by another unit";
     case SHOAL_ERR_MPI:
         return "SHOAL_ERR_MPI: MPI call failed";
     case SHOAL_ERR_UNSUPPORTED:

@@ -165,7 +165,7 @@ shoal_err_t shoal_lock_try_acquire(shoal_lock_t token) {
     int64_t free_value = 0, self = me + 1, old = 0;
     shoal_target_t tail = word(lock, lock->tail_rel, TAIL);
     SHOAL_TRY(shoal__amo(&tail, AMO_CAS, SHOAL_OP_SUM, SHOAL_INT64, &self, &free_value, &old));
-    if (old != 0) return SHOAL_ERR_BUSY; /* not a failure: nothing to report */
+    if (old != 0) return SHOAL_BUSY; /* not a failure: nothing to report */
     lock->held = 1;
     return SHOAL_OK;
 }

@@ -128,7 +128,7 @@ int main(int argc, char **argv) {
     if (t_me != 0) {
         for (int i = 0; i < 3; i++) {
             shoal_err_t e = shoal_lock_try_acquire(ltry);
-            CHECK(e == SHOAL_ERR_BUSY, "try_acquire of a lock unit 0 holds returned %s",
+            CHECK(e == SHOAL_BUSY, "try_acquire of a lock unit 0 holds returned %s",
                   shoal_strerror(e));
             if (e == SHOAL_OK) CHECK_OK(shoal_lock_release(ltry));
         }
@@ -155,7 +155,7 @@ int main(int argc, char **argv) {
         } else {
             shoal_err_t e;
             double deadline = test_now() + 30;
-            while ((e = shoal_lock_try_acquire(ltry)) == SHOAL_ERR_BUSY) {
+            while ((e = shoal_lock_try_acquire(ltry)) == SHOAL_BUSY) {
                 busy++;
                 if (!CHECK(test_now() < deadline, "try_acquire busy for 30 s")) break;
                 test_yield();
