@@ -145,11 +145,22 @@ static inline shoal_gptr_t shoal_gptr_add(shoal_gptr_t gp, int64_t delta) {
     gp.offset += (uint64_t)delta;
     return gp;
 }
-/* The same offset in another unit's part (absolute id). For symmetric allocations. */
+/* The same offset in another unit's part (absolute id). For symmetric allocations, and only for
+ * units of the allocation's team: see "What a use of a global pointer detects" below. */
 static inline shoal_gptr_t shoal_gptr_setunit(shoal_gptr_t gp, shoal_unit_t unit) {
     gp.unit = (uint32_t)unit;
     return gp;
 }
+/* What a use of a global pointer detects (SHOAL_ERR_GPTR, _UNIT, _BOUNDS): the NULL pointer; a
+ * segment id unknown here; a freed allocation (the generation in flags no longer matches, until
+ * the same id has been reused 65,535 times); a unit out of range or outside the allocation's team
+ * as this unit knows it; an access past the end of the unit's part (for my own pool blocks: past
+ * the block, or a freed block). A pointer is resolved in the caller's table, and segment ids are
+ * agreed among a team's members only, so one case is not detected: a pointer of team A moved with
+ * shoal_gptr_setunit to a unit u outside A, used by a unit whose live allocation on another team
+ * B (disjoint from A, containing u) has the same id and generation; it reaches B's memory on u.
+ * Any unit in both A and B rules it out, since ids are unique among each unit's live allocations.
+ */
 /* The address of the target memory in this process when it is mapped here (my own memory, or a
  * same-node peer with the direct path on): the zero-copy path. *addr = NULL when not mapped. */
 shoal_err_t shoal_gptr_getaddr(shoal_gptr_t gp, void **addr);
