@@ -3,6 +3,7 @@
  *   1  shoal_alltoalls with nelems * team size past SIZE_MAX: an error, not a heap overflow
  *   2  a lock of a destroyed team: SHOAL_ERR_STATE forever, no use-after-free
  *   3  a stale copy of a completed handle is rejected; the live handle it aliases still works
+ *   6  a pointer of another team, whose unit is not in the caller's same-id team: rejected
  *   8  destroyed or made-up locks, groups and handles: an error, never a crash
  *   9  creation calls where one unit's argument is rejected locally (NULL output, bad colour,
  *      different pointers to team_memfree, lock_destroy while a unit holds the lock): every unit
@@ -207,12 +208,56 @@ static void collective_failures(void) {
     CHECK_OK(shoal_barrier(SHOAL_TEAM_ALL)); /* everybody is still in step */
 }
 
+/* Defect 6, the detectable part (shoal.h says which case is not): teams {0,1} and {2,3} allocate
+ * (same segment id, since they share no unit); unit 0 hands its pointer to unit 2, which must get
+ * an error, not its own team's memory. */
+static void foreign_pointers(void) {
+    if (t_np < 4) return;
+    shoal_gptr_t mail;
+    REQUIRE_OK(shoal_team_memalloc(SHOAL_TEAM_ALL, 64, &mail));
+    shoal_team_t half = SHOAL_TEAM_NULL;
+    REQUIRE_OK(shoal_team_split(SHOAL_TEAM_ALL,
+                                t_me < 2   ? 0
+                                : t_me < 4 ? 1
+                                           : SHOAL_UNDEFINED,
+                                &half));
+    shoal_gptr_t mine = {0};
+    if (half != SHOAL_TEAM_NULL) {
+        REQUIRE_OK(shoal_team_memalloc(half, 4096, &mine));
+        void *p = NULL;
+        CHECK_OK(shoal_gptr_getaddr(mine, &p));
+        memset(p, 0x3c, 4096);
+    }
+    if (t_me == 0) CHECK_OK(shoal_put(shoal_gptr_setunit(mail, 2), &mine, sizeof mine));
+    CHECK_OK(shoal_barrier(SHOAL_TEAM_ALL));
+    if (t_me == 2) {
+        shoal_gptr_t foreign;
+        CHECK_OK(shoal_get(&foreign, mail, sizeof foreign));
+        uint64_t v = 7;
+        shoal_err_t e1 = shoal_put(foreign, &v, 8); /* unit 0, id of my own allocation */
+        shoal_err_t e2 = shoal_put(shoal_gptr_setunit(foreign, 1), &v, 8);
+        CHECK(e1 != SHOAL_OK && e2 != SHOAL_OK, "foreign pointer accepted: %s, %s",
+              shoal_strerror(e1), shoal_strerror(e2));
+    }
+    CHECK_OK(shoal_barrier(SHOAL_TEAM_ALL));
+    if (half != SHOAL_TEAM_NULL) {
+        void *p = NULL;
+        CHECK_OK(shoal_gptr_getaddr(mine, &p));
+        for (int i = 0; i < 4096; i++)
+            if (!CHECK(((uint8_t *)p)[i] == 0x3c, "byte %d of my allocation changed", i)) break;
+        CHECK_OK(shoal_team_memfree(mine));
+        CHECK_OK(shoal_team_destroy(&half));
+    }
+    CHECK_OK(shoal_team_memfree(mail));
+}
+
 int main(int argc, char **argv) {
     test_begin(&argc, &argv);
     alltoalls_overflow();
     locks_of_destroyed_teams();
     destroyed_groups();
     stale_handles();
+    foreign_pointers();
     collective_failures();
     return test_end("test_hardening");
 }
