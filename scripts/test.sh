@@ -13,7 +13,7 @@
 #   --mpi "mpich openmpi"    which MPIs (SHOAL_TEST_MPIS)
 #   --keep                   reuse existing build dirs instead of starting fresh (SHOAL_TEST_KEEP=1)
 #   --timeout SECONDS        per-test timeout of the MPI tests (SHOAL_TEST_TIMEOUT; CMake default)
-# Labels: unit, mpi, np<N>, direct0/direct1, tools, install.
+# Labels: unit, mpi, coll, np<N>, direct0/direct1, nodes2 (pretend nodes), tools, install.
 set -uo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -36,11 +36,9 @@ static shoal_err_t bcast_linear(coll_args_t *a) {
  * or not. Per call the root touches one remote cache line per receiver for a message of up to
  * 56 B (flag and data share it); the receiver pulls that line once. */
 static shoal_target_t eager_flag(coll_args_t *a, int32_t member, uint64_t e) {
-    shoal_target_t t = {a->ct->seg, NULL, member,
-                        (MPI_Aint)(a->ct->sig_bytes + a->ct->scratch_bytes +
-                                   (e % COLL_EAGER_SLOTS) * COLL_EAGER_SLOT_STRIDE)};
-    if (t.seg->direct[member]) t.addr = t.seg->direct[member] + t.disp;
-    return t;
+    return shoal__target_at(a->ct->seg, member,
+                            a->ct->sig_bytes + a->ct->scratch_bytes +
+                                (e % COLL_EAGER_SLOTS) * COLL_EAGER_SLOT_STRIDE);
 }
 
 static shoal_err_t bcast_eager(coll_args_t *a) {

@@ -127,8 +127,8 @@ static shoal_err_t exchange_sizes(coll_args_t *a, size_t mine) {
     uint64_t *slots = (uint64_t *)(void *)(a->ct->seg->my_base + 8 * SIZES_WORD(parity, 0, a->p));
     for (int32_t i = 1; i <= a->p; i++) {
         int32_t peer = (a->me + i) % a->p; /* start with the right neighbour: no hot spot */
-        shoal_target_t t = {a->ct->seg, NULL, peer, (MPI_Aint)8 * SIZES_WORD(parity, a->me, a->p)};
-        if (a->ct->seg->direct[peer]) t.addr = a->ct->seg->direct[peer] + t.disp;
+        shoal_target_t t =
+            shoal__target_at(a->ct->seg, peer, 8 * (size_t)SIZES_WORD(parity, a->me, a->p));
         SHOAL_TRY(shoal__amo(&t, AMO_STORE, SHOAL_OP_SUM, SHOAL_UINT64, &v, NULL, NULL));
         if (peer != a->me) SHOAL_TRY(coll_signal(a, peer, W_SIZES(a->p)));
     }
@@ -143,10 +143,11 @@ static shoal_err_t exchange_sizes(coll_args_t *a, size_t mine) {
     size_t sum = 0;
     int overflow = 0;
     for (int32_t r = 0; r < a->p; r++) {
-        shoal_target_t t = {a->ct->seg, NULL, a->me, (MPI_Aint)8 * SIZES_WORD(parity, r, a->p)};
-        if (a->ct->seg->direct[a->me]) t.addr = a->ct->seg->direct[a->me] + t.disp;
+        shoal_target_t t =
+            shoal__target_at(a->ct->seg, a->me, 8 * (size_t)SIZES_WORD(parity, r, a->p));
         uint64_t s = 0;
-        if (t.addr)
+        /* the words' one mechanism (decision 4): CPU atomics only when the whole team is direct */
+        if (t.seg->atomics_direct)
             s = __atomic_load_n(&slots[r], __ATOMIC_ACQUIRE);
         else
             SHOAL_TRY(shoal__amo(&t, AMO_LOAD, SHOAL_OP_SUM, SHOAL_UINT64, NULL, NULL, &s));

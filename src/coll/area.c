@@ -64,24 +64,14 @@ shoal_err_t shoal__coll_team_finalize(team_t *t) {
 /* Where member peer's buffer `buf` at off lives: a resolved target (no checks: the entry point
  * validated the extents, and symmetric parts have the same size on every member). */
 static shoal_target_t target(coll_args_t *a, int32_t peer, coll_buf_t buf, size_t off) {
-    shoal_target_t t;
-    if (buf == BUF_SCRATCH) {
-        t.seg = a->ct->seg;
-        t.rank = peer;
-        t.disp = (MPI_Aint)(a->ct->sig_bytes + off);
-    } else {
-        t.seg = buf == BUF_DEST ? a->dseg : a->sseg;
-        t.rank = t.seg->team->rel_of_abs[a->team->abs_of_rel[peer]];
-        t.disp = (MPI_Aint)((buf == BUF_DEST ? a->doff : a->soff) + off);
-    }
-    t.addr = t.seg->direct[t.rank] ? t.seg->direct[t.rank] + t.disp : NULL;
-    return t;
+    if (buf == BUF_SCRATCH) return shoal__target_at(a->ct->seg, peer, a->ct->sig_bytes + off);
+    segment_t *s = buf == BUF_DEST ? a->dseg : a->sseg;
+    return shoal__target_at(s, s->team->rel_of_abs[a->team->abs_of_rel[peer]],
+                            (buf == BUF_DEST ? a->doff : a->soff) + off);
 }
 
 shoal_target_t coll_word(coll_args_t *a, int32_t member, int32_t w) {
-    shoal_target_t t = {a->ct->seg, NULL, member, (MPI_Aint)w * 8};
-    if (t.seg->direct[member]) t.addr = t.seg->direct[member] + t.disp;
-    return t;
+    return shoal__target_at(a->ct->seg, member, (size_t)w * 8);
 }
 
 shoal_err_t coll_signal(coll_args_t *a, int32_t peer, int32_t w) {

@@ -21,9 +21,7 @@
 static shoal_target_t cell(coll_args_t *a, int32_t member, uint64_t e, int32_t from) {
     size_t off =
         a->ct->xchg_off + ((e % COLL_EAGER_SLOTS) * (size_t)a->p + (size_t)from) * COLL_XCHG_CELL;
-    shoal_target_t t = {a->ct->seg, NULL, member, (MPI_Aint)off};
-    if (t.seg->direct[member]) t.addr = t.seg->direct[member] + t.disp;
-    return t;
+    return shoal__target_at(a->ct->seg, member, off);
 }
 
 /* ---- The eager protocol (also the eager broadcast's, algo_bcast.c) ---- */
@@ -35,21 +33,25 @@ shoal_err_t coll_eager_post(coll_args_t *a, int32_t peer, uint64_t e, int32_t do
         SHOAL_TRY(shoal__wait_word(&done, SHOAL_CMP_GE, e - COLL_EAGER_SLOTS + 1, done_seen));
     }
     uint64_t v = e + 1;
-    if (flag.addr) { /* direct: plain stores, then the flag with a release store; no full fence,
-                      * so the writer does not stall until the lines reach the peer */
+    if (flag.seg->atomics_direct) { /* the whole team is direct: plain stores, then the flag with
+                                     * a release store; no full fence, so the writer does not
+                                     * stall until the lines reach the peer */
         if (n) memcpy(flag.addr + 8, src, n);
         __atomic_store_n((uint64_t *)(void *)flag.addr, v, __ATOMIC_RELEASE);
         return SHOAL_OK;
     }
-    /* MPI path: the data completes at the peer (a blocking put), then the flag. */
+    /* The flag is an MPI atomic (some member is off-node): the data completes at the peer first
+     * (a blocking put: a copy and a full fence for a same-node peer, MPI otherwise), then the flag
+     * with the mechanism every member uses for it. */
     shoal_target_t body = flag;
     body.disp += 8;
+    if (body.addr) body.addr += 8; /* a same-node peer of a team that spans nodes */
     if (n) SHOAL_TRY(shoal__put(&body, src, n));
     return shoal__amo(&flag, AMO_STORE, SHOAL_OP_SUM, SHOAL_UINT64, &v, NULL, NULL);
 }
 
 shoal_err_t coll_eager_wait(coll_args_t *a, shoal_target_t flag, uint64_t e, const char **data) {
-    SHOAL_TRY(shoal__wait_word(&flag, SHOAL_CMP_GE, e + 1, NULL));
+    SHOAL_TRY(shoal__wait_word(&flag, SHOAL_CMP_GE, e + 1, NULL)); /* syncs the window */
     *data = a->ct->seg->my_base + flag.disp + 8;
     return SHOAL_OK;
 }
@@ -57,7 +59,7 @@ shoal_err_t coll_eager_wait(coll_args_t *a, shoal_target_t flag, uint64_t e, con
 shoal_err_t coll_eager_leave(coll_args_t *a, int32_t done_word, uint64_t e) {
     shoal_target_t done = coll_word(a, a->me, done_word);
     uint64_t v = e + 1;
-    if (done.addr) { /* release: my reads of the slots come first */
+    if (done.seg->atomics_direct) { /* release: my reads of the slots come first */
         __atomic_store_n((uint64_t *)(void *)done.addr, v, __ATOMIC_RELEASE);
         return SHOAL_OK;
     }

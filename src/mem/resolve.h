@@ -14,6 +14,16 @@ typedef struct {
     MPI_Aint disp; /* byte displacement in the target's window */
 } shoal_target_t;
 
+/* The target for Shoal's own words and buffers (signal areas, lock words, collective flags and
+ * scratch): byte disp of team member rel's part of s. Unchecked (the caller owns the layout);
+ * the one place that decides whether it is mapped here. Whether the word may be touched with CPU
+ * atomics is s->atomics_direct, never addr alone: in a team that spans nodes a same-node peer is
+ * mapped, but its words are read by other members with MPI atomics. */
+static inline shoal_target_t shoal__target_at(segment_t *s, int32_t rel, size_t disp) {
+    shoal_target_t t = {s, s->direct[rel] ? s->direct[rel] + disp : NULL, rel, (MPI_Aint)disp};
+    return t;
+}
+
 /* Slow path: works out and reports exactly what is wrong with gp. */
 shoal_err_t shoal__resolve_fail(shoal_gptr_t gp, size_t nbytes);
 

@@ -72,6 +72,10 @@ shoal_err_t shoal__wait_word(const shoal_target_t *t, shoal_cmp_t cmp, uint64_t 
          * MPI atomic read, which also drives MPI progress. */
         SHOAL_TRY(shoal__amo(t, AMO_LOAD, SHOAL_OP_SUM, SHOAL_UINT64, NULL, NULL, &v));
         if (holds(v, cmp, value)) {
+            /* An MPI word guards data that this unit now reads with plain loads (its own part,
+             * or a same-node peer's): the unified model asks for MPI_Win_sync where MPI and
+             * local accesses meet. CPU-atomic words are seq_cst loads: ordered already. */
+            if (!t->seg->atomics_direct) SHOAL_MPI(MPI_Win_sync(t->seg->win));
             if (seen) *seen = v;
             return SHOAL_OK;
         }

@@ -45,6 +45,10 @@ static const cfg_entry_t table[] = {
      FIELD(coll_scratch), 0, 0},
     {"SHOAL_COLL_VERBOSE", CFG_BOOL, "0", "Print the algorithm chosen for every collective call",
      FIELD(coll_verbose), 0, 1},
+    {"SHOAL_PRETEND_NODES", CFG_INT, "0",
+     "Testing: split this machine into N nodes of consecutive units (direct path within a node, "
+     "MPI between), as a multi-node run sees it; 0 = the real nodes",
+     FIELD(pretend_nodes), 0, 1000000},
     {"SHOAL_CHECK_COLLECTIVES", CFG_BOOL, "0",
      "Agree on every collective call's arguments first (one allreduce): a mismatch or a rejected "
      "argument on one unit fails every unit instead of hanging",

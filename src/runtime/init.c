@@ -28,8 +28,15 @@ static void release_node_info(void) {
 
 static shoal_err_t discover_node(void) {
     shoal_runtime_t *rt = &shoal__rt;
-    SHOAL_MPI(
-        MPI_Comm_split_type(rt->world, MPI_COMM_TYPE_SHARED, rt->myid, MPI_INFO_NULL, &rt->node));
+    /* SHOAL_PRETEND_NODES=k splits this machine into k pretend nodes of consecutive units: the
+     * state of a team that spans nodes (direct path within, MPI between) on one machine. */
+    int k = rt->pretend_nodes > rt->nunits ? rt->nunits : rt->pretend_nodes;
+    if (k > 0)
+        SHOAL_MPI(MPI_Comm_split(rt->world, (int)((int64_t)rt->myid * k / rt->nunits), rt->myid,
+                                 &rt->node));
+    else
+        SHOAL_MPI(MPI_Comm_split_type(rt->world, MPI_COMM_TYPE_SHARED, rt->myid, MPI_INFO_NULL,
+                                      &rt->node));
     MPI_Comm_size(rt->node, &rt->node_size);
     MPI_Comm_rank(rt->node, &rt->node_rank);
     rt->node_units = malloc((size_t)rt->node_size * sizeof *rt->node_units);
@@ -39,6 +46,7 @@ static shoal_err_t discover_node(void) {
     SHOAL_MPI(MPI_Allgather(&rt->myid, 1, MPI_INT32_T, rt->node_units, 1, MPI_INT32_T, rt->node));
     for (int32_t u = 0; u < rt->nunits; u++) rt->node_rank_of[u] = -1;
     for (int32_t i = 0; i < rt->node_size; i++) rt->node_rank_of[rt->node_units[i]] = i;
+    rt->node_colour = rt->node_units[0]; /* the node's first unit names it */
     return SHOAL_OK;
 }
 

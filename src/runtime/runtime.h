@@ -16,8 +16,9 @@ typedef struct {
     int thread_level;       /* level MPI granted */
     shoal_unit_t myid;
     int32_t nunits;
-    MPI_Comm world; /* duplicate of MPI_COMM_WORLD: our traffic never meets the user's */
-    MPI_Comm node;  /* units of my node (split_type SHARED of world) */
+    MPI_Comm world;  /* duplicate of MPI_COMM_WORLD: our traffic never meets the user's */
+    MPI_Comm node;   /* units of my node (split_type SHARED of world, or pretend nodes) */
+    int node_colour; /* names my node: every node split of a communicator uses it */
     int32_t node_size;
     int32_t node_rank;
     shoal_unit_t *node_units; /* absolute ids of my node's units, ascending */
@@ -32,6 +33,7 @@ typedef struct {
     size_t coll_scratch;       /* bytes of each team's collective scratch per unit */
     int coll_verbose;          /* print every collective's algorithm choice */
     int check_collectives;     /* agree on every collective call's arguments (coll/api.c) */
+    int pretend_nodes;         /* > 0: split the machine into this many nodes by unit id */
     const char *coll_rules[8]; /* SHOAL_COLL_<NAME> per collective kind (coll/coll.h order) */
     const char *coll_tuning;   /* SHOAL_COLL_TUNING: path of a tuning file */
 } shoal_runtime_t;

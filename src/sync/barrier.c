@@ -18,9 +18,7 @@ shoal_err_t shoal__sync_team_init(team_t *t) {
 }
 
 static shoal_target_t round_word(segment_t *s, int32_t rel, int round) {
-    shoal_target_t w = {s, NULL, rel, (MPI_Aint)round * ROUND_STRIDE};
-    if (s->direct[rel]) w.addr = s->direct[rel] + w.disp;
-    return w;
+    return shoal__target_at(s, rel, (size_t)round * ROUND_STRIDE);
 }
 
 shoal_err_t shoal__team_barrier(team_t *t) {

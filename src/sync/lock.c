@@ -34,9 +34,7 @@ struct shoal_lock {
 };
 
 static shoal_target_t word(const struct shoal_lock *l, int32_t rel, int offset) {
-    shoal_target_t w = {l->seg, NULL, rel, offset};
-    if (l->seg->direct[rel]) w.addr = l->seg->direct[rel] + offset;
-    return w;
+    return shoal__target_at(l->seg, rel, (size_t)offset);
 }
 
 static shoal_err_t load(const struct shoal_lock *l, int32_t rel, int off, int64_t *v) {

@@ -71,9 +71,10 @@ static shoal_err_t team_from_comm(MPI_Comm comm, shoal_team_t parent, shoal_team
     for (int32_t u = 0; u < shoal__rt.nunits; u++) t->rel_of_abs[u] = -1;
     for (int32_t r = 0; r < t->size; r++) t->rel_of_abs[t->abs_of_rel[r]] = r;
 
-    rc = MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, t->myrel, MPI_INFO_NULL, &t->node_comm);
+    /* The node split of every communicator follows the runtime's node (real or pretend). */
+    rc = MPI_Comm_split(comm, shoal__rt.node_colour, t->myrel, &t->node_comm);
     if (rc != MPI_SUCCESS) {
-        err = shoal__mpi_fail(rc, "MPI_Comm_split_type");
+        err = shoal__mpi_fail(rc, "MPI_Comm_split");
         goto fail;
     }
     int node_size, node_rank, mine, all;
@@ -244,8 +245,7 @@ shoal_err_t shoal_team_node(shoal_team_t parent, shoal_team_t *team) {
     SHOAL_TRY(
         shoal__team_agree(p, team ? SHOAL_OK : shoal__fail(SHOAL_ERR_INVAL, "NULL output"), 0, ""));
     MPI_Comm comm;
-    SHOAL_MPI(
-        MPI_Comm_split_type(p->comm, MPI_COMM_TYPE_SHARED, shoal__rt.myid, MPI_INFO_NULL, &comm));
+    SHOAL_MPI(MPI_Comm_split(p->comm, shoal__rt.node_colour, shoal__rt.myid, &comm));
     team_t *t = NULL;
     SHOAL_TRY(team_from_comm(comm, parent, -1, &t));
     *team = t->id;
