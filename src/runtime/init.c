@@ -5,6 +5,7 @@
 
 #include "coll/coll.h"
 #include "config.h"
+#include "exit_guard.h"
 #include "mem/segment.h"
 #include "objtab.h"
 #include "progress.h"
@@ -172,6 +173,7 @@ shoal_err_t shoal_init(int *argc, char ***argv) {
     if (rt->progress_thread && (err = shoal__progress_start()) != SHOAL_OK) goto fail_teams;
     shoal__debug("initialised: %d units, %d on this node, direct path %s", (int)rt->nunits,
                  (int)rt->node_size, rt->direct ? "on" : "off");
+    shoal__exit_guard_arm(); /* exiting before shoal_finalize now aborts the job (defect 10) */
     return SHOAL_OK;
 
 fail_teams:
@@ -190,6 +192,7 @@ fail:
 
 shoal_err_t shoal_finalize(void) {
     SHOAL_ENTER("shoal_finalize");
+    shoal__exit_guard_disarm(); /* this unit takes part in the ending: exiting is fine now */
     shoal_runtime_t *rt = &shoal__rt;
     /* Complete whatever this unit still has in flight, then wait for everybody: peers may still
      * be reading or writing my memory. */
