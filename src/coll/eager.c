@@ -52,7 +52,7 @@ shoal_err_t coll_eager_post(coll_args_t *a, int32_t peer, uint64_t e, int32_t do
 
 shoal_err_t coll_eager_wait(coll_args_t *a, shoal_target_t flag, uint64_t e, const char **data) {
     SHOAL_TRY(shoal__wait_word(&flag, SHOAL_CMP_GE, e + 1, NULL)); /* syncs the window */
-    *data = a->ct->seg->my_base + flag.disp + 8;
+    *data = a->ct->seg->my_base + (flag.disp - a->ct->seg->win_disp[a->me]) + 8;
     return SHOAL_OK;
 }
 

@@ -11,7 +11,7 @@ typedef struct {
     segment_t *seg;
     char *addr;    /* target bytes mapped here, or NULL: use MPI */
     int32_t rank;  /* target's rank in seg->team->comm (and in seg->win) */
-    MPI_Aint disp; /* byte displacement in the target's window */
+    MPI_Aint disp; /* the target bytes' displacement in seg->win (dynamic: the target's address) */
 } shoal_target_t;
 
 /* The target for Shoal's own words and buffers (signal areas, lock words, collective flags and
@@ -20,7 +20,8 @@ typedef struct {
  * atomics is s->atomics_direct, never addr alone: in a team that spans nodes a same-node peer is
  * mapped, but its words are read by other members with MPI atomics. */
 static inline shoal_target_t shoal__target_at(segment_t *s, int32_t rel, size_t disp) {
-    shoal_target_t t = {s, s->direct[rel] ? s->direct[rel] + disp : NULL, rel, (MPI_Aint)disp};
+    shoal_target_t t = {s, s->direct[rel] ? s->direct[rel] + disp : NULL, rel,
+                        s->win_disp[rel] + (MPI_Aint)disp};
     return t;
 }
 
@@ -43,7 +44,7 @@ static inline shoal_err_t shoal__resolve(shoal_gptr_t gp, size_t nbytes, shoal_t
     }
     t->seg = s;
     t->rank = rel;
-    t->disp = (MPI_Aint)gp.offset;
+    t->disp = s->win_disp[rel] + (MPI_Aint)gp.offset;
     t->addr = s->direct[rel] ? s->direct[rel] + gp.offset : NULL;
     return SHOAL_OK;
 }

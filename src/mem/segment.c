@@ -27,8 +27,11 @@ static shoal_err_t agree_on_id(team_t *t, uint16_t *id) {
     for (int w = 0; w < SHOAL_MAX_SEGMENTS / 64 && found < 0; w++)
         if (~all_used[w]) found = w * 64 + __builtin_ctzll(~all_used[w]);
     if (found < 0)
-        return shoal__fail(SHOAL_ERR_NOMEM, "all %d segment ids are in use",
-                           SHOAL_MAX_SEGMENTS - 1);
+        return shoal__fail(SHOAL_ERR_NOMEM,
+                           "all %d segment ids are in use on some member of team %d (the limit "
+                           "of live allocations per unit, pools and Shoal's own areas included; "
+                           "ids are 16 bits of the global pointer, so no setting raises it)",
+                           SHOAL_MAX_SEGMENTS - 1, (int)t->id);
     *id = (uint16_t)found;
     return SHOAL_OK;
 }
@@ -36,6 +39,7 @@ static shoal_err_t agree_on_id(team_t *t, uint16_t *id) {
 static void release(segment_t *s) {
     if (s->pool) pool_alloc_destroy(s->pool);
     xport_shm_destroy(&s->shm);
+    free(s->win_disp);
     free(s->direct);
     free(s->sizes);
     free(s);
@@ -43,19 +47,25 @@ static void release(segment_t *s) {
 
 shoal_err_t shoal__segment_create(team_t *t, size_t nbytes, seg_kind_t kind, segment_t **out) {
     /* Oversubscribed MPICH makes every collective call cost scheduler ticks, so the agreement
-     * takes two: the id (bitmap OR), then one MAX over {size, ~size, generation, failure}. */
+     * takes two: the id (bitmap OR), then one MAX over {size, ~size, generation, failure}; then
+     * the node's shared memory and one allgather of the parts' displacements. */
     segment_t *s = calloc(1, sizeof *s);
+    uint64_t *parts = NULL; /* the allgather below; allocated before the agreement on failure */
     int ok = s != NULL;
     if (s) {
         s->direct = calloc((size_t)t->size, sizeof *s->direct);
+        s->win_disp = calloc((size_t)t->size, sizeof *s->win_disp);
         if (kind == SEG_POOL) s->sizes = calloc((size_t)t->size, sizeof *s->sizes);
-        ok = s->direct && (kind != SEG_POOL || s->sizes);
+        ok = s->direct && s->win_disp && (kind != SEG_POOL || s->sizes);
+        parts = malloc((size_t)t->size * 3 * sizeof *parts);
+        ok = ok && parts;
         if (ok && kind == SEG_POOL) ok = pool_alloc_create(nbytes, 64, &s->pool) == 0;
     }
     uint16_t id = 0;
     shoal_err_t err = agree_on_id(t, &id);
     if (err != SHOAL_OK) {
         if (s) release(s);
+        free(parts);
         return err;
     }
     int symmetric = kind != SEG_POOL;
@@ -65,12 +75,14 @@ shoal_err_t shoal__segment_create(team_t *t, size_t nbytes, seg_kind_t kind, seg
     int rc = MPI_Allreduce(mine, all, 4, MPI_UINT64_T, MPI_MAX, t->comm);
     if (rc != MPI_SUCCESS || all[3]) {
         if (s) release(s);
+        free(parts);
         return rc != MPI_SUCCESS ? shoal__mpi_fail(rc, "MPI_Allreduce")
                                  : shoal__fail(SHOAL_ERR_NOMEM, "out of host memory for a segment");
     }
     /* Symmetric allocations must agree on the size: a mismatch is an error on every member. */
     if (symmetric && (all[0] != nbytes || ~all[1] != nbytes)) {
         release(s);
+        free(parts);
         return shoal__fail(SHOAL_ERR_INVAL,
                            "members of team %d asked for different sizes (%zu here, from %llu to "
                            "%llu)",
@@ -84,30 +96,40 @@ shoal_err_t shoal__segment_create(team_t *t, size_t nbytes, seg_kind_t kind, seg
     s->kind = kind;
     s->team = t;
     s->size = nbytes;
-    s->win = MPI_WIN_NULL;
-    if (kind == SEG_POOL) {
-        uint64_t mysize = nbytes, *sizes = malloc((size_t)t->size * sizeof *sizes);
-        if (!sizes) {
-            release(s);
-            return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
-        }
-        MPI_Allgather(&mysize, 1, MPI_UINT64_T, sizes, 1, MPI_UINT64_T, t->comm);
-        for (int32_t r = 0; r < t->size; r++) s->sizes[r] = (size_t)sizes[r];
-        free(sizes);
-    }
+    s->win = t->win;
 
+    /* Node-shared memory (agreed over the node), then my part attached to the team's window; one
+     * allgather tells every member each part's displacement (and, for pools, size) and whether
+     * any member failed, so all fail together. */
     err = xport_shm_create(t->node_comm, nbytes, symmetric, &s->shm);
-    if (err != SHOAL_OK) {
-        release(s);
-        return err;
+    MPI_Aint disp = 0;
+    int attached = 0;
+    if (err == SHOAL_OK) {
+        int node_rank;
+        MPI_Comm_rank(t->node_comm, &node_rank);
+        s->my_base = s->shm.part_base[node_rank];
+        err = xport_win_attach(s->win, s->my_base, nbytes, &disp);
+        attached = err == SHOAL_OK;
     }
-    int node_rank;
-    MPI_Comm_rank(t->node_comm, &node_rank);
-    s->my_base = s->shm.part_base[node_rank];
-    err = xport_win_create(s->my_base, nbytes, t->comm, &s->win);
-    if (err != SHOAL_OK) {
+    uint64_t me3[3] = {(uint64_t)disp, nbytes, err != SHOAL_OK};
+    rc = MPI_Allgather(me3, 3, MPI_UINT64_T, parts, 3, MPI_UINT64_T, t->comm);
+    int other_failed = 0;
+    for (int32_t r = 0; rc == MPI_SUCCESS && r < t->size; r++) {
+        other_failed |= parts[3 * r + 2] != 0;
+        s->win_disp[r] = (MPI_Aint)parts[3 * r];
+        if (s->sizes) s->sizes[r] = (size_t)parts[3 * r + 1];
+    }
+    free(parts);
+    if (rc != MPI_SUCCESS || other_failed || err != SHOAL_OK) {
+        if (attached) xport_win_detach(s->win, s->my_base, nbytes);
         release(s);
-        return err;
+        if (err != SHOAL_OK) return err;
+        return rc != MPI_SUCCESS
+                   ? shoal__mpi_fail(rc, "MPI_Allgather")
+                   : shoal__fail(SHOAL_ERR_NOMEM,
+                                 "another member of team %d could not create or attach its "
+                                 "part (see its message)",
+                                 (int)t->id);
     }
     /* Loads and stores may only bypass MPI when the window's memory model is unified. */
     /* (A property of the MPI library, the same on every member: no agreement needed.) */
@@ -128,6 +150,7 @@ shoal_err_t shoal__segment_create(team_t *t, size_t nbytes, seg_kind_t kind, seg
     last_gen[id] = gen;
     shoal__segtab[id] = s;
     s->next = shoal__seg_live;
+    if (s->next) s->next->prev = s;
     shoal__seg_live = s;
     *out = s;
     return SHOAL_OK;
@@ -135,23 +158,40 @@ shoal_err_t shoal__segment_create(team_t *t, size_t nbytes, seg_kind_t kind, seg
 
 static void unlink_segment(segment_t *s) {
     if (s == shoal__pool_seg) shoal__pool_seg = NULL;
-    for (segment_t **p = &shoal__seg_live; *p; p = &(*p)->next)
-        if (*p == s) {
-            *p = s->next;
-            break;
-        }
-    for (size_t i = 0; i < ndirty; i++)
-        if (dirty[i] == s) dirty[i--] = dirty[--ndirty];
+    if (s->prev)
+        s->prev->next = s->next;
+    else
+        shoal__seg_live = s->next;
+    if (s->next) s->next->prev = s->prev;
+    if (s->dirty) { /* move the last dirty segment into its slot */
+        dirty[s->dirty_slot] = dirty[--ndirty];
+        dirty[s->dirty_slot]->dirty_slot = s->dirty_slot;
+        s->dirty = 0;
+    }
     shoal__segtab[s->id] = NULL;
     used_ids[s->id / 64] &= ~(1ULL << (s->id % 64));
 }
 
-shoal_err_t shoal__segment_free(segment_t *s) {
-    shoal__handles_complete_segment(s); /* the one call up into rma/: see docs/design.md */
-    unlink_segment(s); /* gone from the table first: no call can reach it any more */
-    shoal_err_t err = xport_win_free(&s->win);
+/* Gone from the table first (no call can reach it any more), then out of the window and unmapped.
+ * The caller made sure no member still accesses it. */
+static shoal_err_t detach_and_release(segment_t *s) {
+    unlink_segment(s);
+    shoal_err_t err = xport_win_detach(s->win, s->my_base, s->size);
     release(s);
     return err;
+}
+
+shoal_err_t shoal__segment_free(segment_t *s) {
+    shoal__handles_complete_segment(s); /* the one call up into rma/: see docs/design.md */
+    shoal_err_t err = SHOAL_OK;
+    if (s->dirty) { /* my MPI operations complete at their targets before anybody detaches */
+        int rc = MPI_Win_flush_all(s->win);
+        if (rc != MPI_SUCCESS) err = shoal__mpi_fail(rc, "MPI_Win_flush_all");
+    }
+    int rc = MPI_Barrier(s->team->comm); /* every member's operations on it are complete */
+    if (rc != MPI_SUCCESS && err == SHOAL_OK) err = shoal__mpi_fail(rc, "MPI_Barrier");
+    shoal_err_t e = detach_and_release(s);
+    return err != SHOAL_OK ? err : e;
 }
 
 /* Live segments of a team (or all), in ascending id order. */
@@ -186,9 +226,12 @@ shoal_err_t shoal__segments_free_team(team_t *t) {
 void shoal__segments_finalize(void) {
     segment_t **v = NULL;
     size_t n = collect(NULL, &v);
+    /* shoal_finalize's barrier completed every operation: no further synchronisation, so
+     * finalize stays linear in the number of allocations. */
     for (size_t i = 0; i < n; i++) {
         if (v[i]->team->sync_seg == v[i]) v[i]->team->sync_seg = NULL;
-        shoal__segment_free(v[i]);
+        shoal__handles_complete_segment(v[i]);
+        detach_and_release(v[i]);
     }
     free(v);
     free(dirty);
@@ -209,6 +252,7 @@ void shoal__segment_mark_dirty(segment_t *s) {
         dirty_cap = cap;
     }
     s->dirty = 1;
+    s->dirty_slot = ndirty;
     dirty[ndirty++] = s;
 }
 

@@ -1,6 +1,6 @@
 /* Segments: every collective allocation, each unit's pool, and each team's signal area is a
- * segment. Its memory is allocated once in node-shared memory (xport/shm) and exposed to the
- * whole team through one MPI window over that same memory, so both paths see the same bytes. */
+ * segment. Its memory is allocated once in node-shared memory (xport/shm) and attached to its
+ * team's dynamic MPI window, so both paths see the same bytes; a segment costs no communicator. */
 #ifndef SHOAL_MEM_SEGMENT_H
 #define SHOAL_MEM_SEGMENT_H
 
@@ -28,10 +28,12 @@ typedef struct segment {
     char *my_base;      /* my part in this process */
     char **direct;      /* [team size] each member's part mapped here, NULL when not reachable */
     int atomics_direct; /* decision 4: CPU atomics only when every member is reachable directly */
-    MPI_Win win;
+    MPI_Win win;        /* the team's window (borrowed): my part is attached to it */
+    MPI_Aint *win_disp; /* [team size] where each member's part starts in win */
     int dirty;               /* MPI operations issued since the last flush_all */
     struct pool_alloc *pool; /* SEG_POOL: the allocator of my part */
-    struct segment *next;    /* list of live segments */
+    struct segment *next, *prev; /* list of live segments (unlinking is O(1)) */
+    size_t dirty_slot;           /* index in the dirty list while dirty */
 } segment_t;
 
 extern segment_t *shoal__segtab[SHOAL_MAX_SEGMENTS];
@@ -40,7 +42,8 @@ extern segment_t *shoal__pool_seg; /* my pool: non-collective allocations */
 
 /* Collective over team: every member passes the same nbytes (pools: any). */
 shoal_err_t shoal__segment_create(team_t *team, size_t nbytes, seg_kind_t kind, segment_t **out);
-/* Collective over the segment's team. */
+/* Collective over the segment's team: completes my operations on it, waits until every member
+ * has (a barrier), then detaches and unmaps it. */
 shoal_err_t shoal__segment_free(segment_t *seg);
 /* Collective over team: frees every user allocation that lives on it. */
 shoal_err_t shoal__segments_free_team(team_t *team);

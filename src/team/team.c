@@ -12,6 +12,7 @@
 #include "sync/sync.h"
 #include "team.h"
 #include "team_table.h"
+#include "xport/mpiwin.h"
 
 team_t *shoal__team_all_rec;
 static int32_t next_team_id = 1;
@@ -32,6 +33,7 @@ shoal_err_t shoal__team_get(shoal_team_t id, team_t **team) {
 
 static void free_record(team_t *t) {
     if (!t) return;
+    xport_win_free(&t->win); /* its segments detached already */
     if (t->node_comm != MPI_COMM_NULL) MPI_Comm_free(&t->node_comm);
     if (t->comm != MPI_COMM_NULL) MPI_Comm_free(&t->comm);
     free(t->abs_of_rel);
@@ -45,25 +47,37 @@ static void free_record(team_t *t) {
 static shoal_err_t team_from_comm(MPI_Comm comm, shoal_team_t parent, shoal_team_t fixed_id,
                                   team_t **out) {
     shoal_err_t err = SHOAL_OK;
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN); /* errors come back as SHOAL_ERR_MPI */
     team_t *t = calloc(1, sizeof *t);
-    if (!t) {
+    if (!t) { /* the others still wait in the agreement below: take part, then fail */
+        int ok = 0, all_ok = 0;
+        MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, comm);
         MPI_Comm_free(&comm);
         return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
     }
     t->comm = comm;
     t->node_comm = MPI_COMM_NULL;
-    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN); /* errors come back as SHOAL_ERR_MPI */
+    t->win = MPI_WIN_NULL;
     t->parent = parent;
     MPI_Comm_size(comm, &t->size);
     MPI_Comm_rank(comm, &t->myrel);
     t->abs_of_rel = malloc((size_t)t->size * sizeof *t->abs_of_rel);
     t->rel_of_abs = malloc((size_t)shoal__rt.nunits * sizeof *t->rel_of_abs);
-    int ok = t->abs_of_rel && t->rel_of_abs, all_ok = 0;
-    if (MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, comm) != MPI_SUCCESS || !all_ok) {
-        err = shoal__fail(SHOAL_ERR_NOMEM, "out of host memory building a team");
+    t->node_rank_of_rel = malloc((size_t)t->size * sizeof *t->node_rank_of_rel);
+    int32_t *node_rel = malloc((size_t)t->size * sizeof *node_rel); /* node size <= team size */
+    /* Everything that can fail locally is settled before the first collective step, so a member
+     * never leaves the others waiting: memory, and room in the team table. */
+    int ok = t->abs_of_rel && t->rel_of_abs && t->node_rank_of_rel && node_rel &&
+             team_table_reserve() == 0,
+        all_ok = 0;
+    int rc = MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, comm);
+    if (rc != MPI_SUCCESS || !all_ok) {
+        err = rc != MPI_SUCCESS
+                  ? shoal__mpi_fail(rc, "MPI_Allreduce")
+                  : shoal__fail(SHOAL_ERR_NOMEM, "out of host memory building a team");
         goto fail;
     }
-    int rc = MPI_Allgather(&shoal__rt.myid, 1, MPI_INT32_T, t->abs_of_rel, 1, MPI_INT32_T, comm);
+    rc = MPI_Allgather(&shoal__rt.myid, 1, MPI_INT32_T, t->abs_of_rel, 1, MPI_INT32_T, comm);
     if (rc != MPI_SUCCESS) {
         err = shoal__mpi_fail(rc, "MPI_Allgather");
         goto fail;
@@ -81,19 +95,19 @@ static shoal_err_t team_from_comm(MPI_Comm comm, shoal_team_t parent, shoal_team
     MPI_Comm_size(t->node_comm, &node_size);
     MPI_Comm_rank(t->node_comm, &node_rank);
     /* Which team ranks share my node, and their node ranks (segments map their parts). */
-    int32_t *node_rel = malloc((size_t)node_size * sizeof *node_rel);
-    t->node_rank_of_rel = malloc((size_t)t->size * sizeof *t->node_rank_of_rel);
-    if (!node_rel || !t->node_rank_of_rel) {
-        free(node_rel);
-        err = shoal__fail(SHOAL_ERR_NOMEM, "out of host memory building a team");
+    rc = MPI_Allgather(&t->myrel, 1, MPI_INT32_T, node_rel, 1, MPI_INT32_T, t->node_comm);
+    if (rc != MPI_SUCCESS) {
+        err = shoal__mpi_fail(rc, "MPI_Allgather");
         goto fail;
     }
-    MPI_Allgather(&t->myrel, 1, MPI_INT32_T, node_rel, 1, MPI_INT32_T, t->node_comm);
     for (int32_t r = 0; r < t->size; r++) t->node_rank_of_rel[r] = -1;
     for (int i = 0; i < node_size; i++) t->node_rank_of_rel[node_rel[i]] = i;
-    free(node_rel);
     mine = node_size == t->size;
-    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, comm);
+    rc = MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, comm);
+    if (rc != MPI_SUCCESS) {
+        err = shoal__mpi_fail(rc, "MPI_Allreduce");
+        goto fail;
+    }
     t->all_on_node = all;
 
     if (fixed_id >= 0) {
@@ -108,10 +122,9 @@ static shoal_err_t team_from_comm(MPI_Comm comm, shoal_team_t parent, shoal_team
         t->id = id;
         next_team_id = id + 1;
     }
-    if (team_table_insert(t->id, t)) {
-        err = shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
-        goto fail;
-    }
+    err = xport_win_create_dynamic(comm, &t->win); /* collective: every member reaches it */
+    if (err != SHOAL_OK) goto fail;
+    team_table_insert(t->id, t); /* cannot fail: room was reserved */
     err = shoal__sync_team_init(t);
     if (err == SHOAL_OK) {
         err = shoal__coll_team_init(t);
@@ -121,9 +134,11 @@ static shoal_err_t team_from_comm(MPI_Comm comm, shoal_team_t parent, shoal_team
         team_table_remove(t->id);
         goto fail;
     }
+    free(node_rel);
     *out = t;
     return SHOAL_OK;
 fail:
+    free(node_rel);
     free_record(t);
     return err;
 }

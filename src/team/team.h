@@ -15,6 +15,7 @@ typedef struct team {
     shoal_team_t parent;
     MPI_Comm comm;      /* members ordered by absolute id */
     MPI_Comm node_comm; /* the members on my node */
+    MPI_Win win;        /* dynamic window: every segment of the team attaches its part here */
     int32_t size;
     int32_t myrel;
     shoal_unit_t *abs_of_rel;  /* [size] */

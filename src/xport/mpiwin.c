@@ -1,15 +1,15 @@
 #include "mpiwin.h"
 #include "runtime/runtime.h"
 
-shoal_err_t xport_win_create(void *base, size_t bytes, MPI_Comm comm, MPI_Win *win) {
+shoal_err_t xport_win_create_dynamic(MPI_Comm comm, MPI_Win *win) {
     MPI_Info info;
     SHOAL_MPI(MPI_Info_create(&info));
     /* Atomics only ever use one datatype per location and need not be ordered among themselves
      * beyond what flush gives. */
     MPI_Info_set(info, "accumulate_ordering", "none");
-    int rc = MPI_Win_create(bytes ? base : NULL, (MPI_Aint)bytes, 1, info, comm, win);
+    int rc = MPI_Win_create_dynamic(info, comm, win);
     MPI_Info_free(&info);
-    if (rc != MPI_SUCCESS) return shoal__mpi_fail(rc, "MPI_Win_create");
+    if (rc != MPI_SUCCESS) return shoal__mpi_fail(rc, "MPI_Win_create_dynamic");
     MPI_Win_set_errhandler(*win, MPI_ERRORS_RETURN); /* errors come back as SHOAL_ERR_MPI */
     rc = MPI_Win_lock_all(MPI_MODE_NOCHECK, *win);
     if (rc != MPI_SUCCESS) {
@@ -23,5 +23,18 @@ shoal_err_t xport_win_free(MPI_Win *win) {
     if (*win == MPI_WIN_NULL) return SHOAL_OK;
     SHOAL_MPI(MPI_Win_unlock_all(*win));
     SHOAL_MPI(MPI_Win_free(win));
+    return SHOAL_OK;
+}
+
+shoal_err_t xport_win_attach(MPI_Win win, void *base, size_t bytes, MPI_Aint *disp) {
+    SHOAL_MPI(MPI_Get_address(base, disp));
+    if (bytes == 0) return SHOAL_OK; /* nothing to expose (MPI may refuse an empty range) */
+    SHOAL_MPI(MPI_Win_attach(win, base, (MPI_Aint)bytes));
+    return SHOAL_OK;
+}
+
+shoal_err_t xport_win_detach(MPI_Win win, void *base, size_t bytes) {
+    if (bytes == 0) return SHOAL_OK;
+    SHOAL_MPI(MPI_Win_detach(win, base));
     return SHOAL_OK;
 }

@@ -1,8 +1,11 @@
-/* MPI windows over memory we already own. We use MPI_Win_create because it is the flavour on which
- * both MPIs do compare-and-swap and fetch-and-op correctly between processes of one node
- * (MPICH 4.0.2 gets both wrong on MPI_Win_allocate windows; Open MPI's osc/rdma crashes on CAS
- * there; see docs/design.md). Windows are locked (lock_all) for their whole life: passive target,
- * completion by flush. */
+/* MPI windows over memory we already own. Each team has one dynamic window
+ * (MPI_Win_create_dynamic) and every segment of the team attaches its part to it: an allocation
+ * costs no communicator and no collective window creation (defect 11: MPICH runs out of context
+ * ids after ~2,000 windows, Open MPI's finalize grows steeply with their number). Dynamic windows
+ * are, like MPI_Win_create windows, a flavour on which both MPIs do compare-and-swap and
+ * fetch-and-op correctly between processes of one node (MPICH 4.0.2 gets both wrong on
+ * MPI_Win_allocate windows; Open MPI's osc/rdma crashes on CAS there; see docs/design.md).
+ * Windows are locked (lock_all) for their whole life: passive target, completion by flush. */
 #ifndef SHOAL_XPORT_MPIWIN_H
 #define SHOAL_XPORT_MPIWIN_H
 
@@ -11,7 +14,13 @@
 
 #include "shoal.h"
 
-shoal_err_t xport_win_create(void *base, size_t bytes, MPI_Comm comm, MPI_Win *win);
+/* Collective over comm: a dynamic window, locked for its whole life. */
+shoal_err_t xport_win_create_dynamic(MPI_Comm comm, MPI_Win *win);
+/* Collective over the window's communicator; every attached range must be detached first. */
 shoal_err_t xport_win_free(MPI_Win *win);
+/* Local: expose bytes at base through win; *disp is the displacement peers use for base. */
+shoal_err_t xport_win_attach(MPI_Win win, void *base, size_t bytes, MPI_Aint *disp);
+/* Local: the range attached at base is no longer reachable through win. */
+shoal_err_t xport_win_detach(MPI_Win win, void *base, size_t bytes);
 
 #endif
