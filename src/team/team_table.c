@@ -19,12 +19,17 @@ static uint32_t hash(int32_t id) {
     return ((uint32_t)id * 2654435761u);
 }
 
-static int grow(void) {
-    uint32_t ncap = capacity ? capacity * 2 : 64;
+/* Rehashes without tombstones into a table sized for the live entries (load <= 1/4 afterwards),
+ * so creating and destroying teams forever keeps the table as small as the live set. */
+static int rehash(void) {
+    uint32_t live = 0;
+    for (uint32_t i = 0; i < capacity; i++) live += slots[i].id >= 0;
+    uint32_t ncap = 64;
+    while ((uint64_t)(live + 1) * 4 > ncap) ncap *= 2;
     slot_t *ns = malloc(ncap * sizeof *ns);
     if (!ns) return -ENOMEM;
     for (uint32_t i = 0; i < ncap; i++) ns[i].id = EMPTY;
-    uint32_t live = 0;
+    live = 0;
     for (uint32_t i = 0; i < capacity; i++) {
         if (slots[i].id < 0) continue;
         uint32_t j = hash(slots[i].id) & (ncap - 1);
@@ -39,8 +44,17 @@ static int grow(void) {
     return 0;
 }
 
+int team_table_reserve(void) {
+    if ((used + 1) * 2 > capacity && rehash()) return -ENOMEM; /* keep load <= 1/2 */
+    return 0;
+}
+
+uint32_t team_table_capacity(void) {
+    return capacity;
+}
+
 int team_table_insert(int32_t id, struct team *t) {
-    if ((used + 1) * 2 > capacity && grow()) return -ENOMEM; /* keep load <= 1/2 */
+    if (team_table_reserve()) return -ENOMEM;
     uint32_t j = hash(id) & (capacity - 1);
     while (slots[j].id >= 0) j = (j + 1) & (capacity - 1);
     if (slots[j].id == EMPTY) used++;
@@ -66,9 +80,19 @@ struct team *team_table_find(int32_t id) {
 
 void team_table_remove(int32_t id) {
     slot_t *s = lookup(id);
-    if (s) {
+    if (!s) return;
+    s->team = NULL;
+    /* The end of a probe chain needs no tombstone: mark it empty, and the tombstones before it. */
+    uint32_t j = (uint32_t)(s - slots);
+    if (slots[(j + 1) & (capacity - 1)].id != EMPTY) {
         s->id = TOMBSTONE;
-        s->team = NULL;
+        return;
+    }
+    s->id = EMPTY;
+    used--;
+    for (j = (j - 1) & (capacity - 1); slots[j].id == TOMBSTONE; j = (j - 1) & (capacity - 1)) {
+        slots[j].id = EMPTY;
+        used--;
     }
 }
 
