@@ -58,7 +58,12 @@ typedef int32_t shoal_unit_t;
 /* Initialises MPI (unless the program already did: then Shoal uses it and leaves MPI_Finalize to
  * the program). Collective over MPI_COMM_WORLD. argc/argv may be NULL. */
 shoal_err_t shoal_init(int *argc, char ***argv);
-/* Completes outstanding operations, frees all Shoal resources; collective. */
+/* Completes outstanding operations, frees all Shoal resources; collective. Every unit must call
+ * it: a unit that leaves between shoal_init and shoal_finalize (returns from main, calls exit()
+ * from any thread, with any status) prints "shoal: unit U: exited without shoal_finalize; aborting
+ * the job ..." and aborts the whole job (MPI_Abort, exit status non-zero) instead of leaving the
+ * others waiting for it forever. Calling MPI_Finalize before shoal_finalize does the same (it would
+ * block forever), when libshoal is linked before the MPI library (shoalcc, Shoal::shoal). */
 shoal_err_t shoal_finalize(void);
 /* 1 between shoal_init and shoal_finalize, else 0. */
 int shoal_initialized(void);

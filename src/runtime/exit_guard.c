@@ -25,17 +25,16 @@ static void say(const char *line) {
     }
 }
 
-static void exit_guard_fire(void) {
+/* Aborts the job (once, and only in the process that armed the guard), saying why. */
+static void guard_fire(const char *what) {
     long me = (long)getpid();
     long expected = me;
-    /* Fire at most once, and only in the process that armed it. */
     if (!atomic_compare_exchange_strong(&armed_pid, &expected, 0)) return;
 
-    char line[160];
+    char line[200];
     snprintf(line, sizeof line,
-             "shoal: unit %d: exited without shoal_finalize; aborting the job so the other units "
-             "do not wait forever\n",
-             (int)shoal__rt.myid);
+             "shoal: unit %d: %s; aborting the job so the other units do not wait forever\n",
+             (int)shoal__rt.myid, what);
     say(line);
     /* Keep what the program printed: _exit and MPI_Abort skip stdio's own flush. */
     fflush(NULL);
@@ -43,12 +42,29 @@ static void exit_guard_fire(void) {
     int up = 0, down = 0;
     MPI_Initialized(&up);
     MPI_Finalized(&down);
-    if (up && !down) {
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    /* MPI is already finalised (the program called MPI_Finalize itself), or MPI_Abort returned:
-     * a non-zero status is the launcher's signal that the job failed. */
+    /* MPI_COMM_WORLD, not Shoal's duplicate of it: MPICH aborts any other communicator by
+     * messaging its members, which then call exit() and would each fire their own guard. On
+     * MPI_COMM_WORLD both MPIs ask the launcher to kill the job. */
+    if (up && !down) PMPI_Abort(MPI_COMM_WORLD, 1);
+    /* MPI is already finalised, or MPI_Abort returned: a non-zero status is all that is left to
+     * tell the launcher that the job failed. */
     _exit(1);
+}
+
+static void exit_guard_fire(void) {
+    guard_fire("exited without shoal_finalize");
+}
+
+/* MPI_Finalize through the MPI profiling interface. Called while Shoal is initialised it cannot
+ * end well: MPI_Finalize waits for every process (measured: MPICH and Open MPI both block), the
+ * others wait in Shoal for this one, and the exit guard never runs. So it aborts the job instead.
+ * Otherwise (Shoal finalised, never initialised, or shoal_finalize's own call) it is MPI's.
+ * It takes effect when libshoal comes before the MPI library in the program's link order, as
+ * shoalcc and CMake's Shoal::shoal arrange. */
+__attribute__((visibility("default"))) int MPI_Finalize(void) {
+    if (atomic_load(&armed_pid) == (long)getpid())
+        guard_fire("called MPI_Finalize without shoal_finalize");
+    return PMPI_Finalize();
 }
 
 void shoal__exit_guard_arm(void) {

@@ -1,7 +1,8 @@
 /* Exit guard (hardening defect 10): a unit that leaves the program between shoal_init and
  * shoal_finalize (return from main, exit()) would leave the other units waiting for it forever
  * (MPICH's launcher does not notice a process that exits with status 0). The guard turns that
- * into a job abort with a message. */
+ * into a job abort with a message. exit_guard.c also wraps MPI_Finalize (profiling interface):
+ * called before shoal_finalize, it would block forever, so it aborts the job the same way. */
 #ifndef SHOAL_RUNTIME_EXIT_GUARD_H
 #define SHOAL_RUNTIME_EXIT_GUARD_H
 
