@@ -201,9 +201,11 @@ static int cmp_range(const void *a, const void *b) {
     return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-void ZCom_init_c(void **buffers, size_t *buffer_sizes, MPI_Comm comm, int *target_ranks,
-                 int num_targets, void **attached_addrs, int *channel_ids, int *err) {
-    static const char *call = "ZCom_init_c";
+/* ZCom_init_c and ZCom_init_f: call names the one the program made (for messages); n_null says
+ * the Fortran binding got no num_targets (the process still takes part in the agreement). */
+static void init_impl(const char *call, void **buffers, size_t *buffer_sizes, MPI_Comm comm,
+                      int *target_ranks, int num_targets, int n_null, void **attached_addrs,
+                      int *channel_ids, int *err) {
     static int xpmem_noted;
     if (mpi_down(call, err)) return;
     int rank = world_rank(), size = 0, code = ZCOM_SUCCESS, n = num_targets;
@@ -261,7 +263,9 @@ void ZCom_init_c(void **buffers, size_t *buffer_sizes, MPI_Comm comm, int *targe
     /* Phase A: my arguments. */
     {
         int bad;
-        if (n < 0)
+        if (n_null)
+            code = report(rank, call, ZCOM_ERR_ARG, "num_targets is NULL");
+        else if (n < 0)
             code = report(rank, call, ZCOM_ERR_ARG, "num_targets is %d", n);
         else if (n > 0 &&
                  (!buffers || !buffer_sizes || !target_ranks || !attached_addrs || !channel_ids))
@@ -604,8 +608,15 @@ void ZCom_have_read_c(int channel_id, int *err) {
 
 /* ---- ZCom_cleanup_c ---- */
 
-void ZCom_cleanup_c(int *channel_ids, int num_targets, MPI_Comm comm, int *err) {
-    static const char *call = "ZCom_cleanup_c";
+void ZCom_init_c(void **buffers, size_t *buffer_sizes, MPI_Comm comm, int *target_ranks,
+                 int num_targets, void **attached_addrs, int *channel_ids, int *err) {
+    init_impl("ZCom_init_c", buffers, buffer_sizes, comm, target_ranks, num_targets, 0,
+              attached_addrs, channel_ids, err);
+}
+
+/* ZCom_cleanup_c and ZCom_cleanup_f, as init_impl. */
+static void cleanup_impl(const char *call, int *channel_ids, int num_targets, int n_null,
+                         MPI_Comm comm, int *err) {
     if (mpi_down(call, err)) return;
     int rank = world_rank(), size = 0, code = ZCOM_SUCCESS, n = num_targets;
     if (comm == MPI_COMM_NULL) {
@@ -617,6 +628,8 @@ void ZCom_cleanup_c(int *channel_ids, int num_targets, MPI_Comm comm, int *err) 
     int *out = calloc((size_t)size, sizeof *out), *in = calloc((size_t)size, sizeof *in);
     if (!out || !in)
         code = report(rank, call, ZCOM_ERR_SYS, "out of memory");
+    else if (n_null)
+        code = report(rank, call, ZCOM_ERR_ARG, "num_targets is NULL");
     else if (n < 0)
         code = report(rank, call, ZCOM_ERR_ARG, "num_targets is %d", n);
     else if (n > 0 && !channel_ids)
@@ -687,17 +700,34 @@ done:
     set_err(err, code);
 }
 
+void ZCom_cleanup_c(int *channel_ids, int num_targets, MPI_Comm comm, int *err) {
+    cleanup_impl("ZCom_cleanup_c", channel_ids, num_targets, 0, comm, err);
+}
+
 /* ---- Fortran bindings (section 4.5) ---- */
 
-/* MPI_Comm_f2c is an MPI call too: check MPI first. */
+/* MPI_Comm_f2c is an MPI call too: check MPI first. Every argument comes by reference: a NULL
+ * comm leaves this process out of the agreement (like MPI_COMM_NULL), a NULL num_targets does
+ * not. Messages name the _f call. */
 void ZCom_init_f(void **buffers, size_t *buffer_sizes, MPI_Fint *comm, int *target_ranks,
                  int *num_targets, void **attached_addrs, int *channel_ids, int *err) {
-    if (mpi_down("ZCom_init_f", err)) return;
-    ZCom_init_c(buffers, buffer_sizes, MPI_Comm_f2c(*comm), target_ranks, *num_targets,
-                attached_addrs, channel_ids, err);
+    static const char *call = "ZCom_init_f";
+    if (mpi_down(call, err)) return;
+    if (!comm) {
+        set_err(err, report(world_rank(), call, ZCOM_ERR_ARG, "comm is NULL"));
+        return;
+    }
+    init_impl(call, buffers, buffer_sizes, MPI_Comm_f2c(*comm), target_ranks,
+              num_targets ? *num_targets : 0, !num_targets, attached_addrs, channel_ids, err);
 }
 
 void ZCom_cleanup_f(int *channel_ids, int *num_targets, MPI_Fint *comm, int *err) {
-    if (mpi_down("ZCom_cleanup_f", err)) return;
-    ZCom_cleanup_c(channel_ids, *num_targets, MPI_Comm_f2c(*comm), err);
+    static const char *call = "ZCom_cleanup_f";
+    if (mpi_down(call, err)) return;
+    if (!comm) {
+        set_err(err, report(world_rank(), call, ZCOM_ERR_ARG, "comm is NULL"));
+        return;
+    }
+    cleanup_impl(call, channel_ids, num_targets ? *num_targets : 0, !num_targets,
+                 MPI_Comm_f2c(*comm), err);
 }
