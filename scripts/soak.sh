@@ -65,8 +65,12 @@ for m in $mpis; do
             >"$logs/configure-$m.log" 2>&1 || { cat "$logs/configure-$m.log"; exit 1; }
     fi
     echo "=== $m: building soak in $dir"
-    cmake --build "$dir" -j2 --target soak >"$logs/build-$m.log" 2>&1 ||
-        { tail -40 "$logs/build-$m.log"; exit 1; }
+    if ! cmake --build "$dir" -j2 --target soak >"$logs/build-$m.log" 2>&1; then
+        tail -20 "$logs/build-$m.log"
+        # a tree being edited may not build for a while: go on with the last good build
+        [ -x "$dir/tests/soak/soak" ] || exit 1
+        echo "=== $m: BUILD FAILED; reusing the soak built before in $dir"
+    fi
 done
 
 # The configurations: "np env..." lines.

@@ -516,6 +516,9 @@ static int ok_pool_region(int r) {
 static int ok_subteam(int t) {
     return t > 0 && teams[t].live;
 }
+static int ok_lock(int l) {
+    return locks[l].live;
+}
 static int ok_team(int t) {
     return teams[t].live;
 }
@@ -569,6 +572,15 @@ static void structure(void) {
                 team_alloc(i, RK_TEAM, random_size());
                 if (chance(80)) new_lock(i);
             }
+    }
+    if (chance(5)) { /* lock churn: destroy one (nobody holds it now) and make another */
+        int l = random_live(ok_lock, MAXL);
+        if (l >= 0) {
+            if (teams[locks[l].team].mem[me]) OK(shoal_lock_destroy(&locks[l].h));
+            locks[l].live = 0;
+        }
+        int t = random_live(ok_team, MAXT);
+        if (t >= 0) new_lock(t);
     }
     if (chance(8) && count_live_regions(RK_TEAM) < 8) {
         int t = random_live(ok_team, MAXT);
@@ -1712,6 +1724,13 @@ static void execute(op_t *o) {
         void *p = NULL;
         OK(shoal_gptr_getaddr(gpt(o->r, o->t, o->off), &p));
         if (o->t == me && !p) fail("getaddr of my own memory is NULL");
+        if (o->t == me && p) { /* and back: the same global pointer */
+            shoal_gptr_t back = SHOAL_GPTR_NULL;
+            OK(shoal_gptr_from_addr(p, &back));
+            if (!shoal_gptr_equal(back, gpt(o->r, me, o->off)))
+                fail("gptr_from_addr(getaddr(p)) gave unit %u segment %u offset %" PRIu64,
+                     back.unit, back.segid, back.offset);
+        }
         uint8_t *b = xmalloc(o->len);
         fill(b, o->len, o->key);
         if (p)
