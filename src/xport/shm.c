@@ -47,9 +47,23 @@ shoal_err_t xport_shm_create(MPI_Comm node_comm, size_t my_bytes, int symmetric,
     else
         SHOAL_MPI(MPI_Allgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, all, 1, MPI_UNSIGNED_LONG_LONG,
                                 node_comm));
+    /* Every member of the node computes the same layout, so all refuse a size too large for it
+     * alike (rounding SIZE_MAX up to a page wraps to 0, which mapped nothing). */
+    const size_t limit = PTRDIFF_MAX; /* ftruncate's off_t and MPI's displacements are signed */
+    int too_big = 0;
     for (int i = 0; i < size; i++) {
         s.part_len[i] = (size_t)all[i];
-        offsets[i + 1] = offsets[i] + round_to_page((size_t)all[i]);
+        if (all[i] > limit || round_to_page((size_t)all[i]) > limit - offsets[i])
+            too_big = 1;
+        else
+            offsets[i + 1] = offsets[i] + round_to_page((size_t)all[i]);
+    }
+    if (too_big) {
+        err = shoal__fail(SHOAL_ERR_NOMEM,
+                          "cannot allocate %zu bytes: the node's parts together would exceed the "
+                          "address space",
+                          my_bytes);
+        goto fail_free;
     }
     s.map_len = offsets[size];
 
@@ -74,8 +88,12 @@ shoal_err_t xport_shm_create(MPI_Comm node_comm, size_t my_bytes, int symmetric,
         }
         counter++;
         SHOAL_MPI(MPI_Bcast(name, sizeof name, MPI_CHAR, 0, node_comm));
-        if (name[0] == '\0') {
-            err = SHOAL_ERR_NOMEM;
+        if (name[0] == '\0') { /* the first unit said why; the others say so too */
+            if (rank != 0)
+                err = shoal__fail(SHOAL_ERR_NOMEM,
+                                  "the node's first unit could not create %zu "
+                                  "bytes of shared memory (see its message)",
+                                  s.map_len);
             goto fail_free;
         }
         if (rank != 0) fd = shm_open(name, O_RDWR, 0600);
@@ -87,7 +105,8 @@ shoal_err_t xport_shm_create(MPI_Comm node_comm, size_t my_bytes, int symmetric,
             if (rc != 0)
                 err = shoal__fail(SHOAL_ERR_NOMEM, "cannot reserve %zu bytes of shared memory: %s",
                                   my_len, strerror(rc));
-            s.map = mmap(NULL, s.map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+            /* after a failed reservation, mapping would only add a second message */
+            s.map = rc ? NULL : mmap(NULL, s.map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
             if (s.map == MAP_FAILED) {
                 s.map = NULL;
                 err = shoal__fail(SHOAL_ERR_NOMEM, "cannot map %zu bytes of shared memory: %s",
