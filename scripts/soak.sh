@@ -5,7 +5,7 @@
 # over both MPIs, both paths and pretend nodes, with fresh random seeds.
 #
 #   scripts/soak.sh --minutes N [--mpi mpich|openmpi|both] [--np LIST] [--seed S]
-#                   [--run-seconds T] [--build PREFIX] [--logs DIR]
+#                   [--run-seconds T] [--build PREFIX] [--no-build] [--logs DIR]
 #
 #   --minutes N      total wall time, split evenly over the MPIs (default 10)
 #   --mpi M          mpich, openmpi or both (default both)
@@ -17,6 +17,7 @@
 #                    least once, between 30 and 300 s)
 #   --build PREFIX   build directories PREFIX-mpich and PREFIX-openmpi, configured if missing and
 #                    reused otherwise (default build/soak); only the soak program is built
+#   --no-build       run the soak programs already built there (a tree being edited)
 #   --logs DIR       one log per run (default PREFIX-logs)
 #
 # Configurations run round-robin until the time is up. Every run prints its seed and its counts;
@@ -32,6 +33,7 @@ seed=""
 run_seconds=""
 prefix="$root/build/soak"
 logs=""
+build=1
 while [ $# -gt 0 ]; do
     case "$1" in
     --minutes) minutes="$2"; shift 2 ;;
@@ -41,7 +43,8 @@ while [ $# -gt 0 ]; do
     --run-seconds) run_seconds="$2"; shift 2 ;;
     --build) prefix="$2"; shift 2 ;;
     --logs) logs="$2"; shift 2 ;;
-    -h | --help) sed -n '2,26p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --no-build) build=0; shift ;;
+    -h | --help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "soak.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
     esac
 done
@@ -59,6 +62,10 @@ mkdir -p "$logs"
 # Build (or reuse) one directory per MPI; only the soak program and what it needs.
 for m in $mpis; do
     dir="$prefix-$m"
+    if [ "$build" = 0 ]; then
+        [ -x "$dir/tests/soak/soak" ] || { echo "soak.sh: no $dir/tests/soak/soak" >&2; exit 1; }
+        continue
+    fi
     if [ ! -f "$dir/CMakeCache.txt" ]; then
         echo "=== $m: configuring $dir"
         cmake -S "$root" -B "$dir" -DSHOAL_MPI="$m" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
