@@ -61,6 +61,12 @@ shoal_err_t shoal__coll_team_finalize(team_t *t) {
     return err;
 }
 
+void shoal__coll_team_release(team_t *t) {
+    if (!t->coll) return;
+    t->coll->seg = NULL; /* shoal__segments_finalize freed it already */
+    shoal__coll_team_finalize(t);
+}
+
 /* Where member peer's buffer `buf` at off lives: a resolved target (no checks: the entry point
  * validated the extents, and symmetric parts have the same size on every member). */
 static shoal_target_t target(coll_args_t *a, int32_t peer, coll_buf_t buf, size_t off) {

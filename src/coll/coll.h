@@ -148,6 +148,7 @@ void coll_select_finalize(void);
 /* ---- Team area and point-to-point helpers (area.c) ---- */
 shoal_err_t shoal__coll_team_init(team_t *team);
 shoal_err_t shoal__coll_team_finalize(team_t *team);
+void shoal__coll_team_release(team_t *team); /* at finalize: host memory only */
 /* Word w of member `member`, as a target for the RMA layer's atomics and waits. */
 shoal_target_t coll_word(coll_args_t *a, int32_t member, int32_t w);
 /* Adds 1 to word w of member peer. */

@@ -1,22 +1,43 @@
-/* shoal_init / shoal_finalize and the environment queries. */
+/* shoal_init / shoal_finalize and the environment queries: the top layer, which composes every
+ * layer below it (the only folder that may include them all). Per-team state of the upper layers
+ * is wired in here as team hooks, so team/ never calls up. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "coll/coll.h"
-#include "config.h"
-#include "exit_guard.h"
 #include "mem/segment.h"
-#include "objtab.h"
-#include "progress.h"
 #include "rma/rma.h"
-#include "runtime.h"
+#include "runtime/config.h"
+#include "runtime/exit_guard.h"
+#include "runtime/objtab.h"
+#include "runtime/progress.h"
+#include "runtime/runtime.h"
 #include "sync/sync.h"
 #include "team/group.h"
 #include "team/team.h"
 #include "xport/probe.h"
 
 shoal_runtime_t shoal__rt = {.debug = 1, .spin_count = 256};
+
+/* Per-team state above team/: created in this order with every team, destroyed in reverse (the
+ * collectives' area, then locks and the signal area, then the allocations). */
+static const team_hooks_t mem_hooks = {"allocations", NULL, shoal__segments_free_team, NULL};
+static const team_hooks_t sync_hooks = {"signal area and locks", shoal__sync_team_init,
+                                        shoal__sync_team_finalize, NULL};
+static const team_hooks_t coll_hooks = {"collectives' area", shoal__coll_team_init,
+                                        shoal__coll_team_finalize, shoal__coll_team_release};
+
+static void wire_layers(void) {
+    static int wired;
+    if (wired) return;
+    wired = 1;
+    shoal__team_hooks_register(&mem_hooks);
+    shoal__team_hooks_register(&sync_hooks);
+    shoal__team_hooks_register(&coll_hooks);
+    /* freeing a segment first completes the handles still in flight on it (rma/) */
+    shoal__segment_set_free_hook(shoal__handles_complete_segment);
+}
 
 static void release_node_info(void) {
     free(shoal__rt.node_units);
@@ -156,6 +177,7 @@ shoal_err_t shoal_init(int *argc, char ***argv) {
     if ((err = discover_node()) != SHOAL_OK) goto fail;
     check_ompi_osc();
 
+    wire_layers();
     rt->initialized = 1; /* from here on, internal calls see a live runtime */
     if ((err = coll_select_init()) != SHOAL_OK) goto fail_init;
     if ((err = shoal__teams_init()) != SHOAL_OK) goto fail_init;

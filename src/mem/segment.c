@@ -2,7 +2,6 @@
 #include <string.h>
 
 #include "mem/pool_alloc.h"
-#include "rma/rma.h"
 #include "segment.h"
 #include "xport/mpiwin.h"
 
@@ -10,9 +9,14 @@ segment_t *shoal__segtab[SHOAL_MAX_SEGMENTS];
 segment_t *shoal__seg_live;
 segment_t *shoal__pool_seg;
 
-static uint64_t used_ids[SHOAL_MAX_SEGMENTS / 64]; /* bit set: id in use here */
-static uint16_t last_gen[SHOAL_MAX_SEGMENTS];      /* generation each id last had here */
-static segment_t **dirty;                          /* segments with MPI ops outstanding */
+static uint64_t used_ids[SHOAL_MAX_SEGMENTS / 64];    /* bit set: id in use here */
+static uint16_t last_gen[SHOAL_MAX_SEGMENTS];         /* generation each id last had here */
+static segment_t **dirty;                             /* segments with MPI ops outstanding */
+static void (*complete_in_flight)(const segment_t *); /* rma/'s handle completion */
+
+void shoal__segment_set_free_hook(void (*complete)(const segment_t *seg)) {
+    complete_in_flight = complete;
+}
 static size_t ndirty, dirty_cap;
 
 /* Agrees with the team on a segment id free at every member and on its next generation. */
@@ -182,7 +186,7 @@ static shoal_err_t detach_and_release(segment_t *s) {
 }
 
 shoal_err_t shoal__segment_free(segment_t *s) {
-    shoal__handles_complete_segment(s); /* the one call up into rma/: see docs/design.md */
+    if (complete_in_flight) complete_in_flight(s); /* handles still in flight on it */
     shoal_err_t err = SHOAL_OK;
     if (s->dirty) { /* my MPI operations complete at their targets before anybody detaches */
         int rc = MPI_Win_flush_all(s->win);
@@ -230,7 +234,7 @@ void shoal__segments_finalize(void) {
      * finalize stays linear in the number of allocations. */
     for (size_t i = 0; i < n; i++) {
         if (v[i]->team->sync_seg == v[i]) v[i]->team->sync_seg = NULL;
-        shoal__handles_complete_segment(v[i]);
+        if (complete_in_flight) complete_in_flight(v[i]);
         detach_and_release(v[i]);
     }
     free(v);

@@ -30,8 +30,8 @@ typedef struct segment {
     int atomics_direct; /* decision 4: CPU atomics only when every member is reachable directly */
     MPI_Win win;        /* the team's window (borrowed): my part is attached to it */
     MPI_Aint *win_disp; /* [team size] where each member's part starts in win */
-    int dirty;               /* MPI operations issued since the last flush_all */
-    struct pool_alloc *pool; /* SEG_POOL: the allocator of my part */
+    int dirty;          /* MPI operations issued since the last flush_all */
+    struct pool_alloc *pool;     /* SEG_POOL: the allocator of my part */
     struct segment *next, *prev; /* list of live segments (unlinking is O(1)) */
     size_t dirty_slot;           /* index in the dirty list while dirty */
 } segment_t;
@@ -53,6 +53,10 @@ void shoal__segments_finalize(void);
 static inline size_t shoal__segment_part_size(const segment_t *s, int32_t rel) {
     return s->sizes ? s->sizes[rel] : s->size;
 }
+
+/* Called first when a segment is freed, to complete the operations still in flight on it (rma/
+ * registers its handle completion at init: mem/ never calls up). */
+void shoal__segment_set_free_hook(void (*complete)(const segment_t *seg));
 
 /* Remember that MPI operations on seg may be outstanding (flush_all completes them). */
 void shoal__segment_mark_dirty(segment_t *seg);

@@ -1,21 +1,48 @@
 /* Team lifecycle and queries. Teams are created collectively over a parent; the new members agree
- * on an id larger than any id any of them has seen, so a unit never sees an id twice. A team's
- * lifecycle reaches up into mem/ and sync/ (its signal area, its allocations and locks are freed
- * with it): the one place where a lower layer calls a higher one, see docs/design.md. */
+ * on an id larger than any id any of them has seen, so a unit never sees an id twice. What upper
+ * layers keep per team (allocations, signal area, locks, collectives' area) is created and freed
+ * through the hooks they registered (team.h), so this layer never calls up. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "group.h"
 #include "group_algebra.h"
-#include "mem/segment.h"
-#include "coll/coll.h"
-#include "sync/sync.h"
 #include "team.h"
 #include "team_table.h"
 #include "xport/mpiwin.h"
 
 team_t *shoal__team_all_rec;
 static int32_t next_team_id = 1;
+
+static const team_hooks_t *hooks[SHOAL_TEAM_HOOKS_MAX];
+static int nhooks;
+
+void shoal__team_hooks_register(const team_hooks_t *h) {
+    if (nhooks < SHOAL_TEAM_HOOKS_MAX) hooks[nhooks++] = h;
+}
+
+/* Destroy hooks below index `from`, in reverse order; the first error is kept. */
+static shoal_err_t run_destroy_hooks(team_t *t, int from) {
+    shoal_err_t err = SHOAL_OK;
+    for (int i = from - 1; i >= 0; i--) {
+        shoal_err_t e = hooks[i]->destroy ? hooks[i]->destroy(t) : SHOAL_OK;
+        if (err == SHOAL_OK) err = e;
+    }
+    return err;
+}
+
+/* Create hooks in order; on a failure (agreed inside the hook: they are collective) the ones
+ * already run are undone. */
+static shoal_err_t run_create_hooks(team_t *t) {
+    for (int i = 0; i < nhooks; i++) {
+        shoal_err_t err = hooks[i]->create ? hooks[i]->create(t) : SHOAL_OK;
+        if (err != SHOAL_OK) {
+            run_destroy_hooks(t, i);
+            return err;
+        }
+    }
+    return SHOAL_OK;
+}
 
 shoal_err_t shoal__team_get(shoal_team_t id, team_t **team) {
     team_t *t = team_table_find(id);
@@ -125,11 +152,7 @@ static shoal_err_t team_from_comm(MPI_Comm comm, shoal_team_t parent, shoal_team
     err = xport_win_create_dynamic(comm, &t->win); /* collective: every member reaches it */
     if (err != SHOAL_OK) goto fail;
     team_table_insert(t->id, t); /* cannot fail: room was reserved */
-    err = shoal__sync_team_init(t);
-    if (err == SHOAL_OK) {
-        err = shoal__coll_team_init(t);
-        if (err != SHOAL_OK) shoal__sync_team_finalize(t);
-    }
+    err = run_create_hooks(t);
     if (err != SHOAL_OK) {
         team_table_remove(t->id);
         goto fail;
@@ -153,21 +176,15 @@ shoal_err_t shoal__teams_init(void) {
 }
 
 static shoal_err_t destroy(team_t *t) {
-    shoal_err_t err = shoal__coll_team_finalize(t); /* collectives' area */
-    shoal_err_t e1 = shoal__sync_team_finalize(t);  /* locks and the signal area */
-    if (err == SHOAL_OK) err = e1;
-    shoal_err_t e2 = shoal__segments_free_team(t); /* the user's allocations on this team */
-    if (err == SHOAL_OK) err = e2;
+    shoal_err_t err = run_destroy_hooks(t, nhooks);
     team_table_remove(t->id);
     free_record(t);
     return err;
 }
 
 static void release_at_finalize(team_t *t) {
-    if (t->coll) { /* its segment went with shoal__segments_finalize */
-        t->coll->seg = NULL;
-        shoal__coll_team_finalize(t);
-    }
+    for (int i = nhooks - 1; i >= 0; i--)
+        if (hooks[i]->release_at_finalize) hooks[i]->release_at_finalize(t);
     free_record(t);
 }
 

@@ -43,6 +43,20 @@ static inline team_t *shoal__team_all(void) {
  * hashes differ ("members passed different <what>"). One allreduce. */
 shoal_err_t shoal__team_agree(team_t *t, shoal_err_t mine, uint64_t args, const char *what);
 
+/* Upper layers keep per-team state (mem: the team's allocations; sync: signal area and locks;
+ * coll: its area). They are wired in as hooks at init (lifecycle/), so team/ never calls up:
+ * create hooks run in registration order when a team is made (collective), destroy hooks in
+ * reverse when it is destroyed (collective), release hooks at finalize (local: the segments are
+ * gone already). Any of the three may be NULL. */
+typedef struct {
+    const char *what;
+    shoal_err_t (*create)(team_t *t);
+    shoal_err_t (*destroy)(team_t *t);
+    void (*release_at_finalize)(team_t *t);
+} team_hooks_t;
+#define SHOAL_TEAM_HOOKS_MAX 8
+void shoal__team_hooks_register(const team_hooks_t *hooks);
+
 /* Builds the all-units team (id 0) at init, and tears every team down at finalize. */
 shoal_err_t shoal__teams_init(void);
 void shoal__teams_finalize(void);
