@@ -56,8 +56,41 @@ const char *shoal_version(int *major, int *minor, int *patch);
 typedef int32_t shoal_unit_t;
 
 /* Initialises MPI (unless the program already did: then Shoal uses it and leaves MPI_Finalize to
- * the program). Collective over MPI_COMM_WORLD. argc/argv may be NULL. */
+ * the program). Collective over MPI_COMM_WORLD. argc/argv may be NULL. The same as
+ * shoal_init_thread with SHOAL_THREAD_SERIALIZED. */
 shoal_err_t shoal_init(int *argc, char ***argv);
+
+/* Thread levels, as MPI's (and the same order):
+ *   SINGLE      one thread calls Shoal.
+ *   FUNNELED    only the thread that called shoal_init calls Shoal.
+ *   SERIALIZED  any thread, one at a time (the program orders the calls).
+ *   MULTIPLE    any thread, at the same time, with these rules:
+ *     - RMA (put/get, blocking, non-blocking, strided), atomics, signals, waits on handles and
+ *       signals, flush/fence, locks, and the queries may be called concurrently.
+ *     - Collective calls (team creation and destruction, team_memalloc/memfree, lock
+ *       create/destroy, barriers and data collectives, shoal_finalize) are issued by one thread
+ *       of a unit at a time, as MPI asks of collectives on one communicator.
+ *     - A Shoal lock is held by a unit: another thread of the holding unit that acquires it waits
+ *       until the holder releases it (try_acquire returns SHOAL_BUSY); the thread that acquired it
+ *       releases it; acquiring it again in the holding thread is an error.
+ *     - A handle is completed once: two threads that wait on copies of one handle get one
+ *       SHOAL_OK and one SHOAL_ERR_HANDLE ("already completed").
+ *   MULTIPLE needs MPI_THREAD_MULTIPLE from MPI (MPICH gives it; Open MPI 4.1's osc/pt2pt, which
+ *   Shoal needs there for correct atomics, does not): where MPI cannot, *provided is SERIALIZED,
+ *   as MPI_Init_thread lowers a level it cannot give. */
+typedef enum {
+    SHOAL_THREAD_SINGLE = 0,
+    SHOAL_THREAD_FUNNELED = 1,
+    SHOAL_THREAD_SERIALIZED = 2,
+    SHOAL_THREAD_MULTIPLE = 3
+} shoal_thread_level_t;
+
+/* shoal_init asking for a thread level: *provided (may be NULL) gets the level in force, which can
+ * be lower than required (never higher than required, except that SINGLE and FUNNELED are
+ * answered with themselves). SHOAL_ERR_INVAL for a level outside the enum. */
+shoal_err_t shoal_init_thread(int *argc, char ***argv, int required, int *provided);
+/* The level shoal_init_thread provided. */
+shoal_err_t shoal_query_thread(int *provided);
 /* Completes outstanding operations, frees all Shoal resources; collective. Every unit must call
  * it: a unit that leaves between shoal_init and shoal_finalize (returns from main, calls exit()
  * from any thread, with any status) prints "shoal: unit U: exited without shoal_finalize; aborting

@@ -121,8 +121,38 @@ static void check_ompi_osc(void) {
 #endif
 }
 
+/* The Shoal level an MPI level allows (MPI's constants are ordered, but not 0..3 everywhere). */
+static int level_from_mpi(int mpi_level) {
+    if (mpi_level >= MPI_THREAD_MULTIPLE) return SHOAL_THREAD_MULTIPLE;
+    if (mpi_level >= MPI_THREAD_SERIALIZED) return SHOAL_THREAD_SERIALIZED;
+    if (mpi_level >= MPI_THREAD_FUNNELED) return SHOAL_THREAD_FUNNELED;
+    return SHOAL_THREAD_SINGLE;
+}
+
+static shoal_err_t init_at_level(int *argc, char ***argv, int required, int *provided);
+
 shoal_err_t shoal_init(int *argc, char ***argv) {
     shoal__current_call = "shoal_init";
+    return init_at_level(argc, argv, SHOAL_THREAD_SERIALIZED, NULL);
+}
+
+shoal_err_t shoal_init_thread(int *argc, char ***argv, int required, int *provided) {
+    shoal__current_call = "shoal_init_thread";
+    if (required < SHOAL_THREAD_SINGLE || required > SHOAL_THREAD_MULTIPLE)
+        return shoal__fail(SHOAL_ERR_INVAL,
+                           "thread level %d: must be SHOAL_THREAD_SINGLE (0) .. MULTIPLE (3)",
+                           required);
+    return init_at_level(argc, argv, required, provided);
+}
+
+shoal_err_t shoal_query_thread(int *provided) {
+    SHOAL_ENTER("shoal_query_thread");
+    if (!provided) return shoal__fail(SHOAL_ERR_INVAL, "NULL output");
+    *provided = shoal__rt.thread_provided;
+    return SHOAL_OK;
+}
+
+static shoal_err_t init_at_level(int *argc, char ***argv, int required, int *provided) {
     shoal_runtime_t *rt = &shoal__rt;
     if (rt->initialized) return shoal__fail(SHOAL_ERR_STATE, "Shoal is already initialised");
     if (rt->finalized)
@@ -146,7 +176,16 @@ shoal_err_t shoal_init(int *argc, char ***argv) {
 #endif
     choose_ompi_osc(mpi_up);
     choose_mpich_yield(mpi_up);
-    int wanted = rt->progress_thread ? MPI_THREAD_MULTIPLE : MPI_THREAD_SERIALIZED;
+    /* MPI_THREAD_MULTIPLE for the progress thread or a MULTIPLE program, unless the one-sided
+     * components cannot take it (Open MPI 4.1's osc/pt2pt): then the program gets SERIALIZED. */
+    int multiple_ok = 1;
+#ifdef OPEN_MPI
+    const char *osc_env = getenv("OMPI_MCA_osc");
+    multiple_ok = !(OMPI_OSC_NEEDS_PT2PT && osc_env && strstr(osc_env, "pt2pt"));
+#endif
+    int wanted = (rt->progress_thread || required == SHOAL_THREAD_MULTIPLE) && multiple_ok
+                     ? MPI_THREAD_MULTIPLE
+                     : MPI_THREAD_SERIALIZED;
     if (!mpi_up) {
         SHOAL_MPI(MPI_Init_thread(argc, argv, wanted, &rt->thread_level));
         rt->we_initialized_mpi = 1;
@@ -162,6 +201,8 @@ shoal_err_t shoal_init(int *argc, char ***argv) {
                                "initialise with MPI_THREAD_SERIALIZED or less, or use MPICH");
 #endif
     }
+    int can = level_from_mpi(rt->thread_level);
+    rt->thread_provided = required < can ? required : can;
     rt->world = rt->node = MPI_COMM_NULL;
     shoal_err_t err = SHOAL_OK;
     int rc = MPI_Comm_dup(MPI_COMM_WORLD, &rt->world);
@@ -196,6 +237,7 @@ shoal_err_t shoal_init(int *argc, char ***argv) {
     shoal__debug("initialised: %d units, %d on this node, direct path %s", (int)rt->nunits,
                  (int)rt->node_size, rt->direct ? "on" : "off");
     shoal__exit_guard_arm(); /* exiting before shoal_finalize now aborts the job (defect 10) */
+    if (provided) *provided = rt->thread_provided; /* outputs only on success */
     return SHOAL_OK;
 
 fail_teams:

@@ -1,3 +1,4 @@
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,15 +10,16 @@ segment_t *shoal__segtab[SHOAL_MAX_SEGMENTS];
 segment_t *shoal__seg_live;
 segment_t *shoal__pool_seg;
 
-static uint64_t used_ids[SHOAL_MAX_SEGMENTS / 64];    /* bit set: id in use here */
-static uint16_t last_gen[SHOAL_MAX_SEGMENTS];         /* generation each id last had here */
-static segment_t **dirty;                             /* segments with MPI ops outstanding */
-static void (*complete_in_flight)(const segment_t *); /* rma/'s handle completion */
+static uint64_t used_ids[SHOAL_MAX_SEGMENTS / 64]; /* bit set: id in use here */
+static uint16_t last_gen[SHOAL_MAX_SEGMENTS];      /* generation each id last had here */
+static segment_t **dirty;                          /* segments with MPI ops outstanding */
+static size_t ndirty, dirty_cap;
+static pthread_mutex_t dirty_mu = PTHREAD_MUTEX_INITIALIZER; /* the dirty list, for threads */
+static void (*complete_in_flight)(const segment_t *);        /* rma/'s handle completion */
 
 void shoal__segment_set_free_hook(void (*complete)(const segment_t *seg)) {
     complete_in_flight = complete;
 }
-static size_t ndirty, dirty_cap;
 
 /* Agrees with the team on a segment id free at every member and on its next generation. */
 /* Picks the lowest segment id free at every member of the team (one MPI_BOR allreduce of the
@@ -167,11 +169,13 @@ static void unlink_segment(segment_t *s) {
     else
         shoal__seg_live = s->next;
     if (s->next) s->next->prev = s->prev;
+    pthread_mutex_lock(&dirty_mu);
     if (s->dirty) { /* move the last dirty segment into its slot */
         dirty[s->dirty_slot] = dirty[--ndirty];
         dirty[s->dirty_slot]->dirty_slot = s->dirty_slot;
         s->dirty = 0;
     }
+    pthread_mutex_unlock(&dirty_mu);
     shoal__segtab[s->id] = NULL;
     used_ids[s->id / 64] &= ~(1ULL << (s->id % 64));
 }
@@ -244,34 +248,49 @@ void shoal__segments_finalize(void) {
 }
 
 void shoal__segment_mark_dirty(segment_t *s) {
-    if (s->dirty) return;
-    if (ndirty == dirty_cap) {
-        size_t cap = dirty_cap ? dirty_cap * 2 : 16;
-        segment_t **d = realloc(dirty, cap * sizeof *d);
-        if (!d) { /* cannot track: complete now instead */
-            MPI_Win_flush_all(s->win);
-            return;
+    /* Threads (SHOAL_THREAD_MULTIPLE) may issue MPI operations at once: the list has a lock; the
+     * flag is read without it only to skip the lock when the segment is listed already. */
+    if (__atomic_load_n(&s->dirty, __ATOMIC_ACQUIRE)) return;
+    pthread_mutex_lock(&dirty_mu);
+    if (!s->dirty) {
+        if (ndirty == dirty_cap) {
+            size_t cap = dirty_cap ? dirty_cap * 2 : 16;
+            segment_t **d = realloc(dirty, cap * sizeof *d);
+            if (!d) { /* cannot track: complete now instead */
+                MPI_Win_flush_all(s->win);
+                pthread_mutex_unlock(&dirty_mu);
+                return;
+            }
+            dirty = d;
+            dirty_cap = cap;
         }
-        dirty = d;
-        dirty_cap = cap;
+        s->dirty_slot = ndirty;
+        dirty[ndirty++] = s;
+        __atomic_store_n(&s->dirty, 1, __ATOMIC_RELEASE);
     }
-    s->dirty = 1;
-    s->dirty_slot = ndirty;
-    dirty[ndirty++] = s;
+    pthread_mutex_unlock(&dirty_mu);
 }
 
 shoal_err_t shoal__segments_flush(shoal_unit_t unit) {
+    int rc = MPI_SUCCESS;
+    pthread_mutex_lock(&dirty_mu);
     if (unit < 0) {
-        for (size_t i = 0; i < ndirty; i++) {
-            SHOAL_MPI(MPI_Win_flush_all(dirty[i]->win));
-            dirty[i]->dirty = 0;
+        /* Flushed segments leave the list; on a failure the rest stay listed. */
+        size_t i = 0;
+        for (; i < ndirty && rc == MPI_SUCCESS; i++) {
+            rc = MPI_Win_flush_all(dirty[i]->win);
+            __atomic_store_n(&dirty[i]->dirty, 0, __ATOMIC_RELEASE);
         }
-        ndirty = 0;
-        return SHOAL_OK;
+        size_t left = ndirty - i;
+        memmove(dirty, dirty + i, left * sizeof *dirty);
+        for (size_t k = 0; k < left; k++) dirty[k]->dirty_slot = k;
+        ndirty = left;
+    } else {
+        for (size_t i = 0; i < ndirty && rc == MPI_SUCCESS; i++) {
+            int32_t rel = dirty[i]->team->rel_of_abs[unit];
+            if (rel >= 0) rc = MPI_Win_flush(rel, dirty[i]->win);
+        }
     }
-    for (size_t i = 0; i < ndirty; i++) {
-        int32_t rel = dirty[i]->team->rel_of_abs[unit];
-        if (rel >= 0) SHOAL_MPI(MPI_Win_flush(rel, dirty[i]->win));
-    }
-    return SHOAL_OK;
+    pthread_mutex_unlock(&dirty_mu);
+    return rc == MPI_SUCCESS ? SHOAL_OK : shoal__mpi_fail(rc, "MPI_Win_flush");
 }

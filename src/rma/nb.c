@@ -2,6 +2,7 @@
  * the MPI path: MPI_Rput/MPI_Rget; a put's handle also flushes its target on completion, since
  * an MPI request only says the origin buffer is free. Live handles are kept on a list so that
  * freeing a segment or shoal_finalize can complete them. */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,18 @@ struct shoal_handle {
 
 static struct shoal_handle *live;  /* doubly linked list of live handles */
 static struct shoal_handle *spare; /* recycled handles (singly linked through next) */
+
+/* Threads (SHOAL_THREAD_MULTIPLE): the lists, and each handle from lookup to release, belong to
+ * whoever holds this lock, so two threads completing copies of one handle cannot both finish it.
+ * Uncontended it costs two atomic operations per MPI-path call; the direct path never takes it. */
+static pthread_mutex_t handles_mu = PTHREAD_MUTEX_INITIALIZER;
+#define LOCKED(expr)                                                                               \
+    __extension__({                                                                                \
+        pthread_mutex_lock(&handles_mu);                                                           \
+        __typeof__(expr) locked_result_ = (expr);                                                  \
+        pthread_mutex_unlock(&handles_mu);                                                         \
+        locked_result_;                                                                            \
+    })
 
 static struct shoal_handle *handle_new(void) {
     struct shoal_handle *h = spare;
@@ -70,6 +83,9 @@ static shoal_err_t handle_finish(struct shoal_handle *h) {
     return err;
 }
 
+static shoal_err_t issue_mpi(int is_put, void *local, const shoal_target_t *t, size_t n,
+                             shoal_handle_t *handle);
+
 static shoal_err_t issue(int is_put, void *local, const shoal_target_t *t, size_t n,
                          shoal_handle_t *handle) {
     if (t->addr) {
@@ -87,6 +103,11 @@ static shoal_err_t issue(int is_put, void *local, const shoal_target_t *t, size_
         *handle = SHOAL_HANDLE_NULL;
         return is_put ? shoal__put(t, local, n) : shoal__get(local, t, n);
     }
+    return LOCKED(issue_mpi(is_put, local, t, n, handle));
+}
+
+static shoal_err_t issue_mpi(int is_put, void *local, const shoal_target_t *t, size_t n,
+                             shoal_handle_t *handle) {
     struct shoal_handle *h = handle_new();
     if (!h) return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory for a handle");
     int rc = is_put ? MPI_Rput(local, (int)n, MPI_BYTE, t->rank, t->disp, (int)n, MPI_BYTE,
@@ -142,14 +163,18 @@ static shoal_err_t check_handle(shoal_handle_t token, struct shoal_handle **h) {
     }
 }
 
-shoal_err_t shoal_wait(shoal_handle_t *handle) {
-    SHOAL_ENTER("shoal_wait");
-    if (!handle) return shoal__fail(SHOAL_ERR_INVAL, "NULL handle pointer");
-    if (!*handle) return SHOAL_OK;
+static shoal_err_t wait_one(shoal_handle_t *handle) {
     struct shoal_handle *h = NULL;
     SHOAL_TRY(check_handle(*handle, &h));
     *handle = SHOAL_HANDLE_NULL; /* released even when completion failed */
     return handle_finish(h);
+}
+
+shoal_err_t shoal_wait(shoal_handle_t *handle) {
+    SHOAL_ENTER("shoal_wait");
+    if (!handle) return shoal__fail(SHOAL_ERR_INVAL, "NULL handle pointer");
+    if (!*handle) return SHOAL_OK;
+    return LOCKED(wait_one(handle));
 }
 
 /* One non-blocking look at h: *done = 1 (and h finished and released) or 0. A failure also
@@ -171,13 +196,7 @@ static shoal_err_t test_one(struct shoal_handle *h, int *done) {
     return rc == MPI_SUCCESS ? SHOAL_OK : shoal__mpi_fail(rc, "MPI_Win_flush");
 }
 
-shoal_err_t shoal_test(shoal_handle_t *handle, int *done) {
-    SHOAL_ENTER("shoal_test");
-    if (!handle || !done) return shoal__fail(SHOAL_ERR_INVAL, "NULL handle pointer or output");
-    if (!*handle) {
-        *done = 1;
-        return SHOAL_OK;
-    }
+static shoal_err_t test_token(shoal_handle_t *handle, int *done) {
     struct shoal_handle *h = NULL;
     SHOAL_TRY(check_handle(*handle, &h));
     int finished = 0;
@@ -185,6 +204,16 @@ shoal_err_t shoal_test(shoal_handle_t *handle, int *done) {
     if (finished) *handle = SHOAL_HANDLE_NULL;
     *done = finished;
     return err;
+}
+
+shoal_err_t shoal_test(shoal_handle_t *handle, int *done) {
+    SHOAL_ENTER("shoal_test");
+    if (!handle || !done) return shoal__fail(SHOAL_ERR_INVAL, "NULL handle pointer or output");
+    if (!*handle) {
+        *done = 1;
+        return SHOAL_OK;
+    }
+    return LOCKED(test_token(handle, done));
 }
 
 /* Remote completion for the puts among handles[0..n): one MPI_Win_flush per (window, rank), not
@@ -241,9 +270,15 @@ static shoal_err_t check_handles(const shoal_handle_t *tokens, size_t n,
     return SHOAL_OK;
 }
 
+static shoal_err_t waitall_locked(shoal_handle_t *handles, size_t n);
+
 shoal_err_t shoal_waitall(shoal_handle_t *handles, size_t n) {
     SHOAL_ENTER("shoal_waitall");
     if (!handles && n) return shoal__fail(SHOAL_ERR_INVAL, "NULL handle array");
+    return LOCKED(waitall_locked(handles, n));
+}
+
+static shoal_err_t waitall_locked(shoal_handle_t *handles, size_t n) {
     struct shoal_handle **hs = NULL;
     SHOAL_TRY(check_handles(handles, n, &hs));
     /* All local completions first, then the remote completions, deduplicated. Every handle is
@@ -265,9 +300,15 @@ shoal_err_t shoal_waitall(shoal_handle_t *handles, size_t n) {
     return err;
 }
 
+static shoal_err_t testall_locked(shoal_handle_t *handles, size_t n, int *all_done);
+
 shoal_err_t shoal_testall(shoal_handle_t *handles, size_t n, int *all_done) {
     SHOAL_ENTER("shoal_testall");
     if ((!handles && n) || !all_done) return shoal__fail(SHOAL_ERR_INVAL, "NULL array or output");
+    return LOCKED(testall_locked(handles, n, all_done));
+}
+
+static shoal_err_t testall_locked(shoal_handle_t *handles, size_t n, int *all_done) {
     struct shoal_handle **hs = NULL;
     SHOAL_TRY(check_handles(handles, n, &hs));
     int all = 1;
@@ -293,15 +334,18 @@ shoal_err_t shoal_testall(shoal_handle_t *handles, size_t n, int *all_done) {
 
 size_t shoal__handles_complete_all(void) {
     size_t n = 0;
+    pthread_mutex_lock(&handles_mu);
     while (live) { /* handle_finish always releases: this loop ends */
         n++;
         handle_finish(live);
     }
+    pthread_mutex_unlock(&handles_mu);
     return n;
 }
 
 void shoal__handles_complete_segment(const segment_t *seg) {
     /* The program's handle stays valid: it is marked done, and its wait/test just releases it. */
+    pthread_mutex_lock(&handles_mu);
     for (struct shoal_handle *h = live; h; h = h->next) {
         if (h->seg != seg || h->done) continue;
         MPI_Wait(&h->req, MPI_STATUS_IGNORE);
@@ -309,12 +353,15 @@ void shoal__handles_complete_segment(const segment_t *seg) {
         h->done = 1;
         h->seg = NULL;
     }
+    pthread_mutex_unlock(&handles_mu);
 }
 
 void shoal__handles_release_spares(void) {
+    pthread_mutex_lock(&handles_mu);
     while (spare) {
         struct shoal_handle *h = spare;
         spare = h->next;
         free(h);
     }
+    pthread_mutex_unlock(&handles_mu);
 }

@@ -14,6 +14,7 @@ typedef struct {
     int finalized;          /* shoal_finalize completed (init may not run twice per process) */
     int we_initialized_mpi; /* Shoal called MPI_Init_thread, so Shoal calls MPI_Finalize */
     int thread_level;       /* level MPI granted */
+    int thread_provided;    /* shoal_thread_level_t the program got (shoal_init_thread) */
     shoal_unit_t myid;
     int32_t nunits;
     MPI_Comm world;  /* duplicate of MPI_COMM_WORLD: our traffic never meets the user's */

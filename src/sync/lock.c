@@ -7,6 +7,8 @@
  *   TAIL  (used on the tail's home member only): 0 = free, else last waiter's rel id + 1
  *   NEXT  my successor's rel id + 1, 0 = none yet
  *   WAIT  1 while I wait for my predecessor to hand the lock over */
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 
 #include "mem/segment.h"
@@ -30,6 +32,10 @@ struct shoal_lock {
     segment_t *seg;
     int32_t tail_rel; /* member whose TAIL word is this lock's tail */
     int held;         /* by this unit */
+    /* Threads of this unit queue here before the MCS queue (which has one node per unit):
+     * 0 = free; the holding thread is `owner` (SHOAL_THREAD_MULTIPLE). */
+    int gate;
+    pthread_t owner;
     struct shoal_lock *next_in_team;
 };
 
@@ -132,11 +138,42 @@ shoal_err_t shoal_lock_destroy(shoal_lock_t *lock) {
     return err;
 }
 
+/* The unit-local gate: one thread of this unit at a time enters the MCS queue. */
+static int gate_held_by_me(struct shoal_lock *l) {
+    return __atomic_load_n(&l->gate, __ATOMIC_ACQUIRE) &&
+           pthread_equal(__atomic_load_n(&l->owner, __ATOMIC_RELAXED), pthread_self());
+}
+
+static int gate_try(struct shoal_lock *l) {
+    int free_gate = 0;
+    if (!__atomic_compare_exchange_n(&l->gate, &free_gate, 1, 0, __ATOMIC_ACQUIRE,
+                                     __ATOMIC_RELAXED))
+        return 0;
+    __atomic_store_n(&l->owner, pthread_self(), __ATOMIC_RELAXED); /* read by other threads */
+    return 1;
+}
+
+static void gate_open(struct shoal_lock *l) {
+    __atomic_store_n(&l->owner, (pthread_t)0, __ATOMIC_RELAXED);
+    __atomic_store_n(&l->gate, 0, __ATOMIC_RELEASE);
+}
+
+static shoal_err_t mcs_acquire(struct shoal_lock *lock);
+
 shoal_err_t shoal_lock_acquire(shoal_lock_t token) {
     SHOAL_ENTER("shoal_lock_acquire");
     struct shoal_lock *lock = NULL;
     SHOAL_TRY(check_lock(token, &lock));
-    if (lock->held) return shoal__fail(SHOAL_ERR_STATE, "this unit already holds the lock");
+    if (gate_held_by_me(lock))
+        return shoal__fail(SHOAL_ERR_STATE, "this thread already holds the lock");
+    shoal_waiter_t w = {0};
+    while (!gate_try(lock)) shoal__waiter_pause(&w); /* another thread of this unit holds it */
+    shoal_err_t err = mcs_acquire(lock);
+    if (err != SHOAL_OK) gate_open(lock);
+    return err;
+}
+
+static shoal_err_t mcs_acquire(struct shoal_lock *lock) {
     int32_t me = lock->team->myrel;
     SHOAL_TRY(store(lock, me, NEXT, 0));
     SHOAL_TRY(store(lock, me, WAIT, 1));
@@ -153,11 +190,7 @@ shoal_err_t shoal_lock_acquire(shoal_lock_t token) {
     return SHOAL_OK;
 }
 
-shoal_err_t shoal_lock_try_acquire(shoal_lock_t token) {
-    SHOAL_ENTER("shoal_lock_try_acquire");
-    struct shoal_lock *lock = NULL;
-    SHOAL_TRY(check_lock(token, &lock));
-    if (lock->held) return shoal__fail(SHOAL_ERR_STATE, "this unit already holds the lock");
+static shoal_err_t mcs_try_acquire(struct shoal_lock *lock) {
     int32_t me = lock->team->myrel;
     SHOAL_TRY(store(lock, me, NEXT, 0));
     int64_t free_value = 0, self = me + 1, old = 0;
@@ -168,11 +201,32 @@ shoal_err_t shoal_lock_try_acquire(shoal_lock_t token) {
     return SHOAL_OK;
 }
 
+shoal_err_t shoal_lock_try_acquire(shoal_lock_t token) {
+    SHOAL_ENTER("shoal_lock_try_acquire");
+    struct shoal_lock *lock = NULL;
+    SHOAL_TRY(check_lock(token, &lock));
+    if (gate_held_by_me(lock))
+        return shoal__fail(SHOAL_ERR_STATE, "this thread already holds the lock");
+    if (!gate_try(lock)) return SHOAL_BUSY; /* another thread of this unit holds it */
+    shoal_err_t err = mcs_try_acquire(lock);
+    if (err != SHOAL_OK) gate_open(lock);
+    return err;
+}
+
+static shoal_err_t mcs_release(struct shoal_lock *lock);
+
 shoal_err_t shoal_lock_release(shoal_lock_t token) {
     SHOAL_ENTER("shoal_lock_release");
     struct shoal_lock *lock = NULL;
     SHOAL_TRY(check_lock(token, &lock));
-    if (!lock->held) return shoal__fail(SHOAL_ERR_STATE, "this unit does not hold the lock");
+    if (!gate_held_by_me(lock) || !lock->held)
+        return shoal__fail(SHOAL_ERR_STATE, "this thread does not hold the lock");
+    shoal_err_t err = mcs_release(lock);
+    if (err == SHOAL_OK) gate_open(lock); /* on a failure the lock stays held: release again */
+    return err;
+}
+
+static shoal_err_t mcs_release(struct shoal_lock *lock) {
     SHOAL_TRY(shoal__segments_flush(-1)); /* what I wrote under the lock is complete first */
     int32_t me = lock->team->myrel;
     int64_t next = 0, self = me + 1, none = 0, old = 0;

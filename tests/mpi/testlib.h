@@ -197,8 +197,10 @@ static inline void test_timeout_handler_(int sig) {
 }
 
 /* Initialises Shoal (and MPI), reads my id and the unit count, arms the watchdog. */
-static inline void test_begin(int *argc, char ***argv) {
-    shoal_err_t err = shoal_init(argc, argv);
+/* test_begin with shoal_init_thread(required): *provided gets the level in force. */
+static inline void test_begin_thread(int *argc, char ***argv, int required, int *provided) {
+    shoal_err_t err =
+        required < 0 ? shoal_init(argc, argv) : shoal_init_thread(argc, argv, required, provided);
     if (err != SHOAL_OK) {
         fprintf(stderr, "shoal_init failed: %s\n", shoal_strerror(err));
         exit(2);
@@ -213,6 +215,10 @@ static inline void test_begin(int *argc, char ***argv) {
         signal(SIGALRM, test_timeout_handler_);
         alarm(secs);
     }
+}
+
+static inline void test_begin(int *argc, char ***argv) {
+    test_begin_thread(argc, argv, -1, NULL);
 }
 
 /* Combines the failures of all units, finalises, prints the verdict on unit 0, returns the exit
