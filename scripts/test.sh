@@ -5,7 +5,7 @@
 #   mpich-asan  AddressSanitizer + UndefinedBehaviorSanitizer (Debug at -O1): the unit tests, the
 #               MPI tests at 1-3 processes with the direct path on and off, and the ZCom tests
 #   mpich-tsan  ThreadSanitizer: everything that runs threads, i.e. the MPI tests at 2 processes
-#               and test_progress at every count, with the progress thread on
+#               and test_progress and test_threads at every count, with the progress thread on
 #               (SHOAL_PROGRESS_THREAD=1)
 # Ends with one line "N passed, N failed" (CTest tests over all configurations; a configure or
 # build that fails counts as one failed test) and exits non-zero when anything failed.
@@ -139,15 +139,15 @@ if [ "$san" = 1 ] && [[ " $mpis " == *" mpich "* ]]; then
     select_tests '^(unit|mpi|zcom)$' 'nodes2|valgrind|\.np[48](\.|$)' ""
     run_config mpich-asan mpich
 
-    # TSan: the tests that run threads. Today that is Shoal's progress thread, so every MPI test at
-    # 2 processes and test_progress at every count run with it on (the other counts add nothing
-    # thread-wise). test_init_external initialises MPI without MPI_THREAD_MULTIPLE, so it refuses
+    # TSan: the tests that run threads: Shoal's progress thread, on for every MPI test at 2
+    # processes, and test_progress and test_threads (the program's own threads) at every count
+    # (the other tests' other counts add nothing thread-wise). test_init_external initialises MPI without MPI_THREAD_MULTIPLE, so it refuses
     # the thread by design. MPICH's UCX intercepts memory calls in a way TSan crashes on
     # (UCX_MEM_EVENTS=no). tsan.supp: UCX's put handler writing window memory (MPI's model).
     cfg_extra=(-DSHOAL_SANITIZE=thread)
     ctest_env=(SHOAL_PROGRESS_THREAD=1 UCX_MEM_EVENTS=no
         TSAN_OPTIONS="suppressions=$supp/tsan.supp second_deadlock_stack=1")
-    select_tests '^mpi$' 'nodes2|test_init_external' 'test_progress|\.np2\.'
+    select_tests '^mpi$' 'nodes2|test_init_external' 'test_progress|test_threads|\.np2\.'
     run_config mpich-tsan mpich
 fi
 
