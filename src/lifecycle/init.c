@@ -263,7 +263,7 @@ shoal_err_t shoal_finalize(void) {
     size_t pending = shoal__handles_complete_all();
     if (pending)
         shoal__warn("%zu non-blocking operation(s) were never waited for; completed them", pending);
-    shoal_err_t err = shoal_barrier(SHOAL_TEAM_ALL);
+    shoal_err_t err = shoal__team_barrier(shoal__team_all()); /* messages name shoal_finalize */
     shoal__progress_stop();
     shoal__sync_finalize();
     shoal__segments_finalize();
@@ -331,11 +331,11 @@ const char *shoal_mpi_library(void) {
             char *num = v + strlen("Version:");
             num += strspn(num, " \t");
             *v = '\0';
-            snprintf(version, sizeof version, "%s%s", raw, num);
+            snprintf(version, sizeof version, "%.60s%.60s", raw, num); /* bounded: no cut */
         } else {
             char *sp = strstr(raw, " v");
             if (sp && sp[2] >= '0' && sp[2] <= '9') memmove(sp + 1, sp + 2, strlen(sp + 2) + 1);
-            snprintf(version, sizeof version, "%s", raw);
+            snprintf(version, sizeof version, "%.127s", raw);
         }
     }
     return version;
