@@ -43,14 +43,14 @@ static shoal_target_t word(const struct shoal_lock *l, int32_t rel, int offset) 
     return shoal__target_at(l->seg, rel, (size_t)offset);
 }
 
-static shoal_err_t load(const struct shoal_lock *l, int32_t rel, int off, int64_t *v) {
+static shoal_err_t load(const struct shoal_lock *l, int32_t rel, int off, uint64_t *v) {
     shoal_target_t w = word(l, rel, off);
-    return shoal__amo(&w, AMO_LOAD, SHOAL_OP_SUM, SHOAL_INT64, NULL, NULL, v);
+    return shoal__amo(&w, AMO_LOAD, SHOAL_OP_SUM, SHOAL_UINT64, NULL, NULL, v);
 }
 
-static shoal_err_t store(const struct shoal_lock *l, int32_t rel, int off, int64_t v) {
+static shoal_err_t store(const struct shoal_lock *l, int32_t rel, int off, uint64_t v) {
     shoal_target_t w = word(l, rel, off);
-    return shoal__amo(&w, AMO_STORE, SHOAL_OP_SUM, SHOAL_INT64, &v, NULL, NULL);
+    return shoal__amo(&w, AMO_STORE, SHOAL_OP_SUM, SHOAL_UINT64, &v, NULL, NULL);
 }
 
 /* The live record behind a token, or a reported error: SHOAL_ERR_STATE for a lock that existed
@@ -177,9 +177,9 @@ static shoal_err_t mcs_acquire(struct shoal_lock *lock) {
     int32_t me = lock->team->myrel;
     SHOAL_TRY(store(lock, me, NEXT, 0));
     SHOAL_TRY(store(lock, me, WAIT, 1));
-    int64_t pred = 0, self = me + 1;
+    uint64_t pred = 0, self = me + 1;
     shoal_target_t tail = word(lock, lock->tail_rel, TAIL);
-    SHOAL_TRY(shoal__amo(&tail, AMO_SWAP, SHOAL_OP_SUM, SHOAL_INT64, &self, NULL, &pred));
+    SHOAL_TRY(shoal__amo(&tail, AMO_SWAP, SHOAL_OP_SUM, SHOAL_UINT64, &self, NULL, &pred));
     if (pred != 0) {
         /* Queue behind pred and spin on my own WAIT word until pred hands over. */
         SHOAL_TRY(store(lock, (int32_t)pred - 1, NEXT, self));
@@ -193,9 +193,9 @@ static shoal_err_t mcs_acquire(struct shoal_lock *lock) {
 static shoal_err_t mcs_try_acquire(struct shoal_lock *lock) {
     int32_t me = lock->team->myrel;
     SHOAL_TRY(store(lock, me, NEXT, 0));
-    int64_t free_value = 0, self = me + 1, old = 0;
+    uint64_t free_value = 0, self = me + 1, old = 0;
     shoal_target_t tail = word(lock, lock->tail_rel, TAIL);
-    SHOAL_TRY(shoal__amo(&tail, AMO_CAS, SHOAL_OP_SUM, SHOAL_INT64, &self, &free_value, &old));
+    SHOAL_TRY(shoal__amo(&tail, AMO_CAS, SHOAL_OP_SUM, SHOAL_UINT64, &self, &free_value, &old));
     if (old != 0) return SHOAL_BUSY; /* not a failure: nothing to report */
     lock->held = 1;
     return SHOAL_OK;
@@ -229,19 +229,19 @@ shoal_err_t shoal_lock_release(shoal_lock_t token) {
 static shoal_err_t mcs_release(struct shoal_lock *lock) {
     SHOAL_TRY(shoal__segments_flush(-1)); /* what I wrote under the lock is complete first */
     int32_t me = lock->team->myrel;
-    int64_t next = 0, self = me + 1, none = 0, old = 0;
+    uint64_t next = 0, self = me + 1, none = 0, old = 0;
     SHOAL_TRY(load(lock, me, NEXT, &next));
     if (next == 0) {
         /* No known successor: if I am still the tail, the lock becomes free. */
         shoal_target_t tail = word(lock, lock->tail_rel, TAIL);
-        SHOAL_TRY(shoal__amo(&tail, AMO_CAS, SHOAL_OP_SUM, SHOAL_INT64, &none, &self, &old));
+        SHOAL_TRY(shoal__amo(&tail, AMO_CAS, SHOAL_OP_SUM, SHOAL_UINT64, &none, &self, &old));
         if (old == self) {
             lock->held = 0;
             return SHOAL_OK;
         }
         /* A successor swapped itself in but has not linked yet: wait for the link. */
         shoal_target_t mine = word(lock, me, NEXT);
-        SHOAL_TRY(shoal__wait_word(&mine, SHOAL_CMP_NE, 0, (uint64_t *)&next));
+        SHOAL_TRY(shoal__wait_word(&mine, SHOAL_CMP_NE, 0, &next));
     }
     SHOAL_TRY(store(lock, (int32_t)next - 1, WAIT, 0));
     lock->held = 0;
