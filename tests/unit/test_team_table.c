@@ -8,16 +8,7 @@
 #include "team/team_table.h"
 
 #define LIVE_MAX 40
-static int failures;
-#define CHECK(c, ...)                                                                              \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                                        \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
+#include "unit_check.h"
 
 int main(void) {
     /* Team ids only grow (they are never reused); a team record is any unique pointer here. */
