@@ -282,7 +282,7 @@ shoal_err_t shoal__segments_flush(shoal_unit_t unit) {
             __atomic_store_n(&dirty[i]->dirty, 0, __ATOMIC_RELEASE);
         }
         size_t left = ndirty - i;
-        memmove(dirty, dirty + i, left * sizeof *dirty);
+        if (left) memmove(dirty, dirty + i, left * sizeof *dirty); /* dirty may be NULL */
         for (size_t k = 0; k < left; k++) dirty[k]->dirty_slot = k;
         ndirty = left;
     } else {

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "exit_guard.h"
@@ -45,6 +46,10 @@ static void guard_fire(const char *what) {
     /* MPI_COMM_WORLD, not Shoal's duplicate of it: MPICH aborts any other communicator by
      * messaging its members, which then call exit() and would each fire their own guard. On
      * MPI_COMM_WORLD both MPIs ask the launcher to kill the job. */
+    /* The launcher forwards our stderr through a pipe and stops reading once the job is being
+     * killed: give it a moment to pass the line on first (seen lost under load on MPICH). */
+    struct timespec pause = {0, 100 * 1000 * 1000};
+    nanosleep(&pause, NULL);
     if (up && !down) PMPI_Abort(MPI_COMM_WORLD, 1);
     /* MPI is already finalised, or MPI_Abort returned: a non-zero status is all that is left to
      * tell the launcher that the job failed. */

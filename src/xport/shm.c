@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "runtime/runtime.h"
@@ -26,6 +27,16 @@ static long max_map_count(void) {
         fclose(f);
     }
     return v;
+}
+
+/* Bytes node shared memory may still take. A memfd is not bounded by /dev/shm's size the way a
+ * named object is, and reserving more than the machine has would end in the OOM killer instead of
+ * an error: so memfds are held to the same room as /dev/shm (or the free physical memory). */
+static size_t shm_room(void) {
+    struct statvfs v;
+    if (statvfs("/dev/shm", &v) == 0) return (size_t)v.f_bavail * (size_t)v.f_frsize;
+    long pages = sysconf(_SC_AVPHYS_PAGES);
+    return pages > 0 ? (size_t)pages * xport_page_size() : SIZE_MAX;
 }
 
 static size_t round_to_page(size_t n) {
@@ -61,6 +72,11 @@ static shoal_err_t share(MPI_Comm node_comm, int rank, const size_t *offsets, xp
         } else {
             snprintf(name, sizeof name, "/shoal.%ld.%lu", (long)getpid(), counter++);
             fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+        }
+        if (fd >= 0 && anonymous && s->map_len > shm_room()) {
+            close(fd);
+            fd = -1;
+            errno = ENOSPC;
         }
         if (name[0] != '-' && (fd < 0 || ftruncate(fd, (off_t)s->map_len) != 0)) {
             err = shoal__fail(SHOAL_ERR_NOMEM, "cannot create %zu bytes of shared memory %s: %s",
@@ -99,7 +115,10 @@ static shoal_err_t share(MPI_Comm node_comm, int rank, const size_t *offsets, xp
         /* Reserve my own part now (first touch by its owner), so exhaustion is an error here
          * and never a SIGBUS later. */
         size_t my_len = offsets[rank + 1] - offsets[rank];
-        int frc = my_len ? posix_fallocate(fd, (off_t)offsets[rank], (off_t)my_len) : 0;
+        int frc = !my_len ? 0
+                  : anonymous && my_len > shm_room()
+                      ? ENOSPC
+                      : posix_fallocate(fd, (off_t)offsets[rank], (off_t)my_len);
         if (frc != 0)
             err = shoal__fail(SHOAL_ERR_NOMEM, "cannot reserve %zu bytes of shared memory: %s",
                               my_len, strerror(frc));
