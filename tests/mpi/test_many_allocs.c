@@ -1,4 +1,4 @@
-// np: 1 2 3
+// np: 1 2
 /* Many live allocations (the hardening issue's defect 11).
  *
  * Before, every allocation cost an MPI window and so a communicator: MPICH failed the 2,037th
