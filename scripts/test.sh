@@ -22,7 +22,8 @@
 #                            (SHOAL_TEST_SAN=1 or 0)
 #   --keep                   reuse existing build dirs instead of starting fresh (SHOAL_TEST_KEEP=1)
 #   --timeout SECONDS        per-test timeout of the MPI tests (SHOAL_TEST_TIMEOUT; CMake default)
-# Labels: unit, mpi, coll, zcom, np<N>, direct0/direct1, nodes2 (pretend nodes), tools, install.
+# Labels: unit, mpi, coll, zcom, np<N>, direct0/direct1, nodes2 (pretend nodes), dynwin (dynamic windows),
+#         fault, soak, tools, install.
 set -uo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

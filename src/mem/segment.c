@@ -14,6 +14,7 @@ static uint64_t used_ids[SHOAL_MAX_SEGMENTS / 64]; /* bit set: id in use here */
 static uint16_t last_gen[SHOAL_MAX_SEGMENTS];      /* generation each id last had here */
 static segment_t **dirty;                          /* segments with MPI ops outstanding */
 static size_t ndirty, dirty_cap;
+static int own_windows; /* live segments with a window of their own (SHOAL_MPI_WINDOWS) */
 static pthread_mutex_t dirty_mu = PTHREAD_MUTEX_INITIALIZER; /* the dirty list, for threads */
 static void (*complete_in_flight)(const segment_t *);        /* rma/'s handle completion */
 
@@ -75,10 +76,12 @@ shoal_err_t shoal__segment_create(team_t *t, size_t nbytes, seg_kind_t kind, seg
         return err;
     }
     int symmetric = kind != SEG_POOL;
-    uint64_t mine[4] = {symmetric ? nbytes : 0, symmetric ? ~(uint64_t)nbytes : 0, last_gen[id],
-                        !ok},
-             all[4];
-    int rc = MPI_Allreduce(mine, all, 4, MPI_UINT64_T, MPI_MAX, t->comm);
+    /* A window of its own while every member is under SHOAL_MPI_WINDOWS (the fast MPI path), else
+     * an attachment to the team's dynamic window (no communicator: defect 11). */
+    uint64_t mine[5] = {symmetric ? nbytes : 0, symmetric ? ~(uint64_t)nbytes : 0, last_gen[id],
+                        !ok, own_windows >= shoal__rt.mpi_windows},
+             all[5];
+    int rc = MPI_Allreduce(mine, all, 5, MPI_UINT64_T, MPI_MAX, t->comm);
     if (rc != MPI_SUCCESS || all[3]) {
         if (s) release(s);
         free(parts);
@@ -102,7 +105,8 @@ shoal_err_t shoal__segment_create(team_t *t, size_t nbytes, seg_kind_t kind, seg
     s->kind = kind;
     s->team = t;
     s->size = nbytes;
-    s->win = t->win;
+    s->owns_win = all[4] == 0;
+    s->win = s->owns_win ? MPI_WIN_NULL : t->win;
 
     /* Node-shared memory (agreed over the node), then my part attached to the team's window; one
      * allgather tells every member each part's displacement (and, for pools, size) and whether
@@ -114,15 +118,17 @@ shoal_err_t shoal__segment_create(team_t *t, size_t nbytes, seg_kind_t kind, seg
         int node_rank;
         MPI_Comm_rank(t->node_comm, &node_rank);
         s->my_base = s->shm.part_base[node_rank];
-        err = xport_win_attach(s->win, s->my_base, nbytes, &disp);
-        attached = err == SHOAL_OK;
+        if (!s->owns_win) {
+            err = xport_win_attach(s->win, s->my_base, nbytes, &disp);
+            attached = err == SHOAL_OK;
+        }
     }
     uint64_t me3[3] = {(uint64_t)disp, nbytes, err != SHOAL_OK};
     rc = MPI_Allgather(me3, 3, MPI_UINT64_T, parts, 3, MPI_UINT64_T, t->comm);
     int other_failed = 0;
     for (int32_t r = 0; rc == MPI_SUCCESS && r < t->size; r++) {
         other_failed |= parts[3 * r + 2] != 0;
-        s->win_disp[r] = (MPI_Aint)parts[3 * r];
+        s->win_disp[r] = s->owns_win ? 0 : (MPI_Aint)parts[3 * r];
         if (s->sizes) s->sizes[r] = (size_t)parts[3 * r + 1];
     }
     free(parts);
@@ -136,6 +142,14 @@ shoal_err_t shoal__segment_create(team_t *t, size_t nbytes, seg_kind_t kind, seg
                                  "another member of team %d could not create or attach its "
                                  "part (see its message)",
                                  (int)t->id);
+    }
+    if (s->owns_win) { /* collective: every member got here */
+        err = xport_win_create(s->my_base, nbytes, t->comm, &s->win);
+        if (err != SHOAL_OK) {
+            release(s);
+            return err;
+        }
+        own_windows++;
     }
     /* Loads and stores may only bypass MPI when the window's memory model is unified. */
     /* (A property of the MPI library, the same on every member: no agreement needed.) */
@@ -180,11 +194,18 @@ static void unlink_segment(segment_t *s) {
     used_ids[s->id / 64] &= ~(1ULL << (s->id % 64));
 }
 
-/* Gone from the table first (no call can reach it any more), then out of the window and unmapped.
- * The caller made sure no member still accesses it. */
+/* Gone from the table first (no call can reach it any more), then out of MPI and unmapped. An
+ * attachment is detached (the caller made sure no member still accesses it); a window of its own
+ * is freed (collective over the team, and MPI_Win_free waits for every member's operations). */
 static shoal_err_t detach_and_release(segment_t *s) {
     unlink_segment(s);
-    shoal_err_t err = xport_win_detach(s->win, s->my_base, s->size);
+    shoal_err_t err;
+    if (s->owns_win) {
+        err = xport_win_free(&s->win);
+        own_windows--;
+    } else {
+        err = xport_win_detach(s->win, s->my_base, s->size);
+    }
     release(s);
     return err;
 }
@@ -192,6 +213,7 @@ static shoal_err_t detach_and_release(segment_t *s) {
 shoal_err_t shoal__segment_free(segment_t *s) {
     if (complete_in_flight) complete_in_flight(s); /* handles still in flight on it */
     shoal_err_t err = SHOAL_OK;
+    if (s->owns_win) return detach_and_release(s); /* MPI_Win_free synchronises */
     if (s->dirty) { /* my MPI operations complete at their targets before anybody detaches */
         int rc = MPI_Win_flush_all(s->win);
         if (rc != MPI_SUCCESS) err = shoal__mpi_fail(rc, "MPI_Win_flush_all");
@@ -234,8 +256,9 @@ shoal_err_t shoal__segments_free_team(team_t *t) {
 void shoal__segments_finalize(void) {
     segment_t **v = NULL;
     size_t n = collect(NULL, &v);
-    /* shoal_finalize's barrier completed every operation: no further synchronisation, so
-     * finalize stays linear in the number of allocations. */
+    /* shoal_finalize's barrier completed every operation: attachments need no further
+     * synchronisation (finalize stays linear in their number); windows of their own are freed
+     * collectively, in this global id order. */
     for (size_t i = 0; i < n; i++) {
         if (v[i]->team->sync_seg == v[i]) v[i]->team->sync_seg = NULL;
         if (complete_in_flight) complete_in_flight(v[i]);

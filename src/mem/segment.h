@@ -1,6 +1,7 @@
 /* Segments: every collective allocation, each unit's pool, and each team's signal area is a
- * segment. Its memory is allocated once in node-shared memory (xport/shm) and attached to its
- * team's dynamic MPI window, so both paths see the same bytes; a segment costs no communicator. */
+ * segment. Its memory is allocated once in node-shared memory (xport/shm) and exposed through an
+ * MPI window of its own (up to SHOAL_MPI_WINDOWS) or attached to its team's dynamic window, so
+ * both paths see the same bytes. */
 #ifndef SHOAL_MEM_SEGMENT_H
 #define SHOAL_MEM_SEGMENT_H
 
@@ -28,8 +29,9 @@ typedef struct segment {
     char *my_base;      /* my part in this process */
     char **direct;      /* [team size] each member's part mapped here, NULL when not reachable */
     int atomics_direct; /* decision 4: CPU atomics only when every member is reachable directly */
-    MPI_Win win;        /* the team's window (borrowed): my part is attached to it */
-    MPI_Aint *win_disp; /* [team size] where each member's part starts in win */
+    MPI_Win win;        /* its own window, or the team's dynamic one (my part attached to it) */
+    int owns_win;       /* 1: win is this segment's (SHOAL_MPI_WINDOWS); 0: the team's */
+    MPI_Aint *win_disp; /* [team size] where each member's part starts in win (0 when owned) */
     int dirty;          /* MPI operations issued since the last flush_all */
     struct pool_alloc *pool;     /* SEG_POOL: the allocator of my part */
     struct segment *next, *prev; /* list of live segments (unlinking is O(1)) */

@@ -49,6 +49,10 @@ static const cfg_entry_t table[] = {
      "Testing: split this machine into N nodes of consecutive units (direct path within a node, "
      "MPI between), as a multi-node run sees it; 0 = the real nodes",
      FIELD(pretend_nodes), 0, 1000000},
+    {"SHOAL_MPI_WINDOWS", CFG_INT, "1024",
+     "Allocations that get an MPI window of their own (fastest MPI path); past that many live on "
+     "a unit, they attach to their team's dynamic window (MPI's communicator limit)",
+     FIELD(mpi_windows), 0, 1000000},
     {"SHOAL_CHECK_COLLECTIVES", CFG_BOOL, "0",
      "Agree on every collective call's arguments first (one allreduce): a mismatch or a rejected "
      "argument on one unit fails every unit instead of hanging",

@@ -35,6 +35,7 @@ typedef struct {
     int coll_verbose;          /* print every collective's algorithm choice */
     int check_collectives;     /* agree on every collective call's arguments (coll/api.c) */
     int pretend_nodes;         /* > 0: split the machine into this many nodes by unit id */
+    int mpi_windows;           /* live segments with a window of their own, at most */
     const char *coll_rules[8]; /* SHOAL_COLL_<NAME> per collective kind (coll/coll.h order) */
     const char *coll_tuning;   /* SHOAL_COLL_TUNING: path of a tuning file */
 } shoal_runtime_t;

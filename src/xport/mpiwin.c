@@ -1,15 +1,18 @@
 #include "mpiwin.h"
 #include "runtime/runtime.h"
 
-shoal_err_t xport_win_create_dynamic(MPI_Comm comm, MPI_Win *win) {
-    MPI_Info info;
-    SHOAL_MPI(MPI_Info_create(&info));
-    /* Atomics only ever use one datatype per location and need not be ordered among themselves
-     * beyond what flush gives. */
-    MPI_Info_set(info, "accumulate_ordering", "none");
-    int rc = MPI_Win_create_dynamic(info, comm, win);
-    MPI_Info_free(&info);
-    if (rc != MPI_SUCCESS) return shoal__mpi_fail(rc, "MPI_Win_create_dynamic");
+/* Atomics only ever use one datatype per location and need not be ordered among themselves
+ * beyond what flush gives. */
+static MPI_Info window_info(void) {
+    MPI_Info info = MPI_INFO_NULL;
+    if (MPI_Info_create(&info) == MPI_SUCCESS) MPI_Info_set(info, "accumulate_ordering", "none");
+    return info;
+}
+
+/* After the creation call: errors come back as codes, and the window is locked for its life. */
+static shoal_err_t ready(int rc, const char *call, MPI_Info info, MPI_Win *win) {
+    if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+    if (rc != MPI_SUCCESS) return shoal__mpi_fail(rc, call);
     MPI_Win_set_errhandler(*win, MPI_ERRORS_RETURN); /* errors come back as SHOAL_ERR_MPI */
     rc = MPI_Win_lock_all(MPI_MODE_NOCHECK, *win);
     if (rc != MPI_SUCCESS) {
@@ -17,6 +20,17 @@ shoal_err_t xport_win_create_dynamic(MPI_Comm comm, MPI_Win *win) {
         return shoal__mpi_fail(rc, "MPI_Win_lock_all");
     }
     return SHOAL_OK;
+}
+
+shoal_err_t xport_win_create(void *base, size_t bytes, MPI_Comm comm, MPI_Win *win) {
+    MPI_Info info = window_info();
+    int rc = MPI_Win_create(bytes ? base : NULL, (MPI_Aint)bytes, 1, info, comm, win);
+    return ready(rc, "MPI_Win_create", info, win);
+}
+
+shoal_err_t xport_win_create_dynamic(MPI_Comm comm, MPI_Win *win) {
+    MPI_Info info = window_info();
+    return ready(MPI_Win_create_dynamic(info, comm, win), "MPI_Win_create_dynamic", info, win);
 }
 
 shoal_err_t xport_win_free(MPI_Win *win) {

@@ -1,8 +1,8 @@
-/* MPI windows over memory we already own. Each team has one dynamic window
- * (MPI_Win_create_dynamic) and every segment of the team attaches its part to it: an allocation
- * costs no communicator and no collective window creation (defect 11: MPICH runs out of context
- * ids after ~2,000 windows, Open MPI's finalize grows steeply with their number). Dynamic windows
- * are, like MPI_Win_create windows, a flavour on which both MPIs do compare-and-swap and
+/* MPI windows over memory we already own: a window per segment (MPI_Win_create: MPICH's fastest
+ * MPI path) up to SHOAL_MPI_WINDOWS, past that the team's one dynamic window
+ * (MPI_Win_create_dynamic) with the segment's part attached, which costs no communicator
+ * (defect 11: MPICH runs out of context ids after ~2,000 windows, Open MPI's finalize grows
+ * steeply with their number). Both are flavours on which both MPIs do compare-and-swap and
  * fetch-and-op correctly between processes of one node (MPICH 4.0.2 gets both wrong on
  * MPI_Win_allocate windows; Open MPI's osc/rdma crashes on CAS there; see docs/design.md).
  * Windows are locked (lock_all) for their whole life: passive target, completion by flush. */
@@ -14,6 +14,8 @@
 
 #include "shoal.h"
 
+/* Collective over comm: a window over bytes at base, locked for its whole life. */
+shoal_err_t xport_win_create(void *base, size_t bytes, MPI_Comm comm, MPI_Win *win);
 /* Collective over comm: a dynamic window, locked for its whole life. */
 shoal_err_t xport_win_create_dynamic(MPI_Comm comm, MPI_Win *win);
 /* Collective over the window's communicator; every attached range must be detached first. */
