@@ -166,7 +166,8 @@ shoal_err_t shoal_lock_acquire(shoal_lock_t token) {
     SHOAL_TRY(check_lock(token, &lock));
     if (gate_held_by_me(lock))
         return shoal__fail(SHOAL_ERR_STATE, "this thread already holds the lock");
-    shoal_waiter_t w = {0};
+    shoal_waiter_t w;
+    shoal__waiter_init(&w);
     while (!gate_try(lock)) shoal__waiter_pause(&w); /* another thread of this unit holds it */
     shoal_err_t err = mcs_acquire(lock);
     if (err != SHOAL_OK) gate_open(lock);
