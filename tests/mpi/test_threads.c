@@ -119,7 +119,16 @@ static void *waiter(void *arg) {
 }
 
 int main(int argc, char **argv) {
+    /* Bad levels are refused before anything starts, and write no output. */
+    int untouched = -7;
+    shoal_err_t bad_low = shoal_init_thread(&argc, &argv, -1, &untouched);
+    shoal_err_t bad_high = shoal_init_thread(&argc, &argv, SHOAL_THREAD_MULTIPLE + 1, &untouched);
     test_begin_thread(&argc, &argv, SHOAL_THREAD_MULTIPLE, &provided);
+    CHECK(bad_low == SHOAL_ERR_INVAL && bad_high == SHOAL_ERR_INVAL,
+          "shoal_init_thread with levels -1 and 4 gave %s and %s", shoal_strerror(bad_low),
+          shoal_strerror(bad_high));
+    CHECK(untouched == -7, "a refused shoal_init_thread wrote %d to provided", untouched);
+    CHECK(shoal_query_thread(NULL) == SHOAL_ERR_INVAL, "shoal_query_thread(NULL) was accepted");
     int queried = -1;
     CHECK_OK(shoal_query_thread(&queried));
     CHECK(queried == provided, "shoal_query_thread says %d, init said %d", queried, provided);
