@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "rma.h"
+#include "runtime/wait.h"
 
 static size_t type_size(shoal_dtype_t type) {
     return (type == SHOAL_INT32 || type == SHOAL_UINT32) ? 4 : 8;
@@ -190,6 +191,7 @@ shoal_err_t shoal_atomic_fetch_op(shoal_gptr_t gp, shoal_amo_op_t op, shoal_dtyp
     SHOAL_ENTER("shoal_atomic_fetch_op");
     shoal_target_t t = {0};
     SHOAL_TRY(check(gp, AMO_FETCH_OP, op, type, value, NULL, result, &t));
+    shoal__poll_hint();
     return shoal__amo(&t, AMO_FETCH_OP, op, type, value, NULL, result);
 }
 
@@ -214,6 +216,7 @@ shoal_err_t shoal_atomic_cas(shoal_gptr_t gp, shoal_dtype_t type, const void *co
     SHOAL_ENTER("shoal_atomic_cas");
     shoal_target_t t = {0};
     SHOAL_TRY(check(gp, AMO_CAS, SHOAL_OP_SUM, type, value, compare, result, &t));
+    shoal__poll_hint();
     return shoal__amo(&t, AMO_CAS, SHOAL_OP_SUM, type, value, compare, result);
 }
 
@@ -221,6 +224,7 @@ shoal_err_t shoal_atomic_load(shoal_gptr_t gp, shoal_dtype_t type, void *result)
     SHOAL_ENTER("shoal_atomic_load");
     shoal_target_t t = {0};
     SHOAL_TRY(check(gp, AMO_LOAD, SHOAL_OP_SUM, type, NULL, NULL, result, &t));
+    shoal__poll_hint();
     return shoal__amo(&t, AMO_LOAD, SHOAL_OP_SUM, type, NULL, NULL, result);
 }
 

@@ -107,5 +107,6 @@ shoal_err_t shoal_signal_read(shoal_gptr_t sig, uint64_t *value) {
     if (!value) return shoal__fail(SHOAL_ERR_INVAL, "NULL output");
     shoal_target_t t = {0};
     SHOAL_TRY(resolve_own_signal(sig, &t));
+    shoal__poll_hint();
     return shoal__amo(&t, AMO_LOAD, SHOAL_OP_SUM, SHOAL_UINT64, NULL, NULL, value);
 }

@@ -16,6 +16,15 @@ void shoal__waiter_pause(shoal_waiter_t *w);
 /* One poke of MPI's progress engine. */
 void shoal__progress_poke(void);
 
+/* Called by the reads a program polls in a loop of its own (atomic load, fetch-op and CAS, signal
+ * read, a busy try-lock): they may never enter MPI on the direct path, yet a passive-target
+ * operation another unit aims at us through MPI (Open MPI's osc/pt2pt) completes only when we
+ * do. Every 64th such call per thread pokes the progress engine: about 3 instructions otherwise. */
+static inline void shoal__poll_hint(void) {
+    static _Thread_local unsigned polls;
+    if ((++polls & 63) == 0) shoal__progress_poke();
+}
+
 static inline void shoal__cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();

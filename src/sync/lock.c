@@ -208,9 +208,14 @@ shoal_err_t shoal_lock_try_acquire(shoal_lock_t token) {
     SHOAL_TRY(check_lock(token, &lock));
     if (gate_held_by_me(lock))
         return shoal__fail(SHOAL_ERR_STATE, "this thread already holds the lock");
-    if (!gate_try(lock)) return SHOAL_BUSY; /* another thread of this unit holds it */
-    shoal_err_t err = mcs_try_acquire(lock);
-    if (err != SHOAL_OK) gate_open(lock);
+    shoal_err_t err = SHOAL_BUSY; /* BUSY from the gate: another thread of this unit holds it */
+    if (gate_try(lock)) {
+        err = mcs_try_acquire(lock);
+        if (err != SHOAL_OK) gate_open(lock);
+    }
+    /* A busy try-lock is polled in a loop: while the holder's release may be waiting for us to
+     * progress its flush (Open MPI's osc/pt2pt), a direct-path CAS would never enter MPI. */
+    if (err == SHOAL_BUSY) shoal__progress_poke();
     return err;
 }
 
