@@ -1,0 +1,125 @@
+/* The OpenSHMEM face (include/shmem.h) over Shoal: the top layer. Symmetric addresses become
+ * Shoal targets here; every routine then runs on Shoal's own RMA, atomics, waits, teams and
+ * collectives (docs/openshmem.md). */
+#ifndef SHOAL_SHMEM_INTERNAL_H
+#define SHOAL_SHMEM_INTERNAL_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mem/resolve.h"
+#include "runtime/runtime.h"
+#include "shmem.h"
+
+/* ---- Symmetric regions ---------------------------------------------------------------------- */
+/* The two kinds of symmetric memory: the heap (shmem_malloc: one segment of SHMEM_SYMMETRIC_SIZE
+ * on every PE, handed out by a deterministic allocator, so every PE's n-th block has the same
+ * offset) and the program's data and bss (global and static variables: the executable's pages
+ * shared in place, xport/remap). Both are segments of SHOAL_TEAM_ALL, so a team-relative index
+ * in them is the world PE. */
+typedef struct {
+    char *base;     /* my copy in this process */
+    size_t size;    /* bytes (the same on every PE) */
+    segment_t *seg; /* NULL while the region does not exist */
+} shmem_region_t;
+
+extern shmem_region_t shmem__heap, shmem__data;
+
+/* The region holding [addr, addr + nbytes), or NULL. */
+static inline const shmem_region_t *shmem__region_of(const void *addr, size_t nbytes) {
+    const char *p = (const char *)addr;
+    if (shmem__heap.seg && p >= shmem__heap.base &&
+        nbytes <= shmem__heap.size - (size_t)(p - shmem__heap.base) &&
+        p < shmem__heap.base + shmem__heap.size)
+        return &shmem__heap;
+    if (shmem__data.seg && p >= shmem__data.base && p < shmem__data.base + shmem__data.size &&
+        nbytes <= shmem__data.size - (size_t)(p - shmem__data.base))
+        return &shmem__data;
+    return NULL;
+}
+
+/* Slow path of shmem__target: reports exactly what is wrong (not initialised, PE out of range,
+ * address not symmetric, range past the end of the region) and returns the error. */
+shoal_err_t shmem__target_fail(const void *addr, size_t nbytes, int pe);
+
+/* The Shoal target of the symmetric object at addr (nbytes of it) on world PE pe. nbytes == 0
+ * accepts any address (zero-length transfers may pass NULL); the caller then moves nothing. */
+static inline shoal_err_t shmem__target(const void *addr, size_t nbytes, int pe,
+                                        shoal_target_t *t) {
+    const shmem_region_t *r = shmem__region_of(addr, nbytes);
+    if (__builtin_expect(!r || (unsigned)pe >= (unsigned)shoal__rt.nunits, 0))
+        return shmem__target_fail(addr, nbytes, pe);
+    *t = shoal__target_at(r->seg, pe, (size_t)((const char *)addr - r->base));
+    return SHOAL_OK;
+}
+
+/* The global pointer of addr on world PE pe (for Shoal's collectives), after the same checks. */
+shoal_err_t shmem__gptr(const void *addr, size_t nbytes, int pe, shoal_gptr_t *gp);
+
+/* Every public routine starts with this: it names the routine for messages. Routines that return
+ * void report a failure (unit, routine, reason) and move nothing. */
+#define SHMEM_ENTER(name) (shoal__current_call = (name))
+
+/* Before shmem_init / after shmem_finalize: reports it and returns 0 (the caller returns). */
+int shmem__ready(void);
+
+/* ---- Teams ----------------------------------------------------------------------------------- */
+struct shmem__team {
+    shoal_team_t id;           /* the Shoal team (SHOAL_TEAM_NULL: not created / destroyed) */
+    int my_pe, n_pes;          /* my index and the size */
+    int start, stride;         /* world PE of team PE i: world_of[i] (strided from the parent) */
+    int *world_of;             /* [n_pes] */
+    shmem_team_config_t config;
+    long config_mask;
+    int contexts;              /* live contexts made on this team */
+    int predefined;            /* WORLD and SHARED: never destroyed by the program */
+};
+
+/* Team PE -> world PE, -1 when out of range. */
+static inline int shmem__team_world_pe(shmem_team_t team, int pe) {
+    return (pe < 0 || pe >= team->n_pes) ? -1 : team->world_of[pe];
+}
+/* Checks a team handle given to a routine (reports SHMEM_TEAM_INVALID or a destroyed team). */
+int shmem__team_ok(shmem_team_t team);
+/* Builds WORLD and SHARED (shmem_init) and releases every team (shmem_finalize). */
+shoal_err_t shmem__teams_init(void);
+void shmem__teams_finalize(void);
+
+/* ---- Contexts -------------------------------------------------------------------------------- */
+/* A context: its team and options, and the Shoal handles of its non-blocking operations that
+ * quiet must complete (on the direct path there are none: they complete when issued). */
+struct shmem__ctx {
+    shmem_team_t team;
+    long options;
+    int live;
+    pthread_mutex_t mu; /* guards pending (unless SHMEM_CTX_PRIVATE) */
+    shoal_handle_t *pending;
+    size_t npending, cap;
+};
+/* Checks a context handle (reports SHMEM_CTX_INVALID or a destroyed context). */
+int shmem__ctx_ok(shmem_ctx_t ctx);
+/* Remembers a handle for the context's next quiet. */
+void shmem__ctx_track(shmem_ctx_t ctx, shoal_handle_t h);
+/* Completes everything the context issued (shmem_ctx_quiet). */
+void shmem__ctx_quiet(shmem_ctx_t ctx);
+/* The world PE of a context's team PE (contexts of a team address PEs by team index). */
+static inline int shmem__ctx_world_pe(shmem_ctx_t ctx, int pe) {
+    return ctx->team == SHMEM_TEAM_WORLD ? pe : shmem__team_world_pe(ctx->team, pe);
+}
+void shmem__ctx_finalize(void);
+
+/* ---- Setup ----------------------------------------------------------------------------------- */
+extern int shmem__initialized; /* between shmem_init and shmem_finalize */
+/* Symmetric memory (shmem_init / shmem_finalize). */
+shoal_err_t shmem__symmetric_init(void);
+void shmem__symmetric_finalize(void);
+/* Active-set teams made by the deprecated collectives (released at shmem_finalize). */
+void shmem__active_sets_finalize(void);
+
+/* Waits until cmp(*ivar, value) holds, for a local symmetric integer of size 2, 4 or 8 bytes,
+ * signed or not: the wait policy of the runtime (spin, yield, drive MPI). Returns the value seen
+ * (as 64 bits: the caller converts back). */
+int shmem__compare(int cmp, int is_signed, uint64_t a, uint64_t b);
+
+#endif
