@@ -50,15 +50,15 @@ extern "C" {
 
 /* The active-set collectives' work arrays. Shoal needs none of them (each team keeps its own
  * scratch), but programs size and initialise them with these names, so they exist. */
-#define SHMEM_SYNC_VALUE               (-1L)
-#define SHMEM_SYNC_SIZE                16
-#define SHMEM_BCAST_SYNC_SIZE          SHMEM_SYNC_SIZE
-#define SHMEM_BARRIER_SYNC_SIZE        SHMEM_SYNC_SIZE
-#define SHMEM_REDUCE_SYNC_SIZE         SHMEM_SYNC_SIZE
-#define SHMEM_COLLECT_SYNC_SIZE        SHMEM_SYNC_SIZE
-#define SHMEM_ALLTOALL_SYNC_SIZE       SHMEM_SYNC_SIZE
-#define SHMEM_ALLTOALLS_SYNC_SIZE      SHMEM_SYNC_SIZE
-#define SHMEM_REDUCE_MIN_WRKDATA_SIZE  1
+#define SHMEM_SYNC_VALUE              (-1L)
+#define SHMEM_SYNC_SIZE               16
+#define SHMEM_BCAST_SYNC_SIZE         SHMEM_SYNC_SIZE
+#define SHMEM_BARRIER_SYNC_SIZE       SHMEM_SYNC_SIZE
+#define SHMEM_REDUCE_SYNC_SIZE        SHMEM_SYNC_SIZE
+#define SHMEM_COLLECT_SYNC_SIZE       SHMEM_SYNC_SIZE
+#define SHMEM_ALLTOALL_SYNC_SIZE      SHMEM_SYNC_SIZE
+#define SHMEM_ALLTOALLS_SYNC_SIZE     SHMEM_SYNC_SIZE
+#define SHMEM_REDUCE_MIN_WRKDATA_SIZE 1
 
 /* Deprecated spellings (OpenSHMEM 1.0-1.3). */
 #define _SHMEM_MAJOR_VERSION           SHMEM_MAJOR_VERSION
@@ -201,8 +201,12 @@ extern "C" {
 
 /* Complex types of the sum and prod reductions (C99 _Complex; C++ sees the same layout). */
 #ifdef __cplusplus
-typedef struct { double re, im; } shmem_complexd_t;
-typedef struct { float re, im; } shmem_complexf_t;
+typedef struct {
+    double re, im;
+} shmem_complexd_t;
+typedef struct {
+    float re, im;
+} shmem_complexf_t;
 #else
 typedef double _Complex shmem_complexd_t;
 typedef float _Complex shmem_complexf_t;
@@ -420,8 +424,7 @@ SHMEM_AMO_BITWISE_TYPES(SHMEM__DECL_AMO_BITWISE)
                                               const int *status, int cmp, T *cmp_values);          \
     int shmem_##N##_test(T *ivar, int cmp, T cmp_value);                                           \
     int shmem_##N##_test_all(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value);    \
-    size_t shmem_##N##_test_any(T *ivars, size_t nelems, const int *status, int cmp,               \
-                                T cmp_value);                                                      \
+    size_t shmem_##N##_test_any(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value); \
     size_t shmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices, const int *status,      \
                                  int cmp, T cmp_value);                                            \
     int shmem_##N##_test_all_vector(T *ivars, size_t nelems, const int *status, int cmp,           \
@@ -499,7 +502,8 @@ SHMEM__DECL_ACTIVE_SET_SIZED(64)
 #define SHMEM__DECL_TO_ALL(T, N, OP)                                                               \
     void shmem_##N##_##OP##_to_all(T *dest, const T *source, int nreduce, int PE_start,            \
                                    int logPE_stride, int PE_size, T *pWrk, long *pSync);
-#define SHMEM_TO_ALL_BITWISE_TYPES(X) X(short, short) X(int, int) X(long, long) X(long long, longlong)
+#define SHMEM_TO_ALL_BITWISE_TYPES(X)                                                              \
+    X(short, short) X(int, int) X(long, long) X(long long, longlong)
 #define SHMEM_TO_ALL_MINMAX_TYPES(X)                                                               \
     SHMEM_TO_ALL_BITWISE_TYPES(X) X(float, float) X(double, double) X(long double, longdouble)
 #define SHMEM_TO_ALL_ARITH_TYPES(X)                                                                \
@@ -512,7 +516,8 @@ SHMEM_TO_ALL_BITWISE_TYPES(SHMEM__DECL_TO_ALL_BITWISE)
 SHMEM_TO_ALL_MINMAX_TYPES(SHMEM__DECL_TO_ALL_MINMAX)
 SHMEM_TO_ALL_ARITH_TYPES(SHMEM__DECL_TO_ALL_ARITH)
 
-/* ---- Deprecated names (OpenSHMEM 1.0-1.4): still work ----------------------------------------- */
+/* ---- Deprecated names (OpenSHMEM 1.0-1.4): still work -----------------------------------------
+ */
 void start_pes(int npes); /* shmem_init; finalized at exit */
 int _my_pe(void);
 int _num_pes(void);
@@ -560,8 +565,11 @@ long shmem_swap(long *dest, long value, int pe);
 }
 #endif
 
-/* ---- C11 type-generic interfaces -------------------------------------------------------------- */
-#if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+/* ---- C11 type-generic interfaces --------------------------------------------------------------
+ */
+/* (Not inside libshoal itself, which defines functions whose names the generic macros take.) */
+#if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L &&           \
+    !defined(SHOAL_BUILDING_SHMEM)
 #include "shmem_generic.h"
 #endif
 

@@ -15,7 +15,7 @@ static shoal_err_t check_buffer(team_t *t, shoal_gptr_t gp, size_t nbytes, const
                            what, (int)shoal__rt.myid, (unsigned)gp.unit);
     shoal_target_t tg = {0};
     SHOAL_TRY(shoal__resolve(gp, nbytes, &tg));
-    if (tg.seg->kind != SEG_COLLECTIVE)
+    if (tg.seg->kind != SEG_COLLECTIVE && tg.seg->kind != SEG_ADOPTED)
         return shoal__fail(SHOAL_ERR_GPTR, "%s is not a symmetric (shoal_team_memalloc) allocation",
                            what);
     for (int32_t r = 0; r < t->size; r++)

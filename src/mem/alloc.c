@@ -23,6 +23,9 @@ shoal_err_t shoal_team_memfree(shoal_gptr_t gp) {
     shoal_target_t t = {0};
     /* A pointer that resolves to nothing names no team to agree with: only this unit fails. */
     SHOAL_TRY(shoal__resolve(gp, 0, &t));
+    if (t.seg->kind == SEG_ADOPTED)
+        return shoal__fail(SHOAL_ERR_GPTR, "OpenSHMEM symmetric memory (shmem_malloc's heap or "
+                                           "global variables): shmem_free frees heap blocks");
     if (t.seg->kind != SEG_COLLECTIVE)
         return shoal__fail(SHOAL_ERR_GPTR, "not a collective allocation (use shoal_memfree for "
                                            "pool blocks)");

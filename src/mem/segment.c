@@ -52,7 +52,19 @@ static void release(segment_t *s) {
     free(s);
 }
 
+static shoal_err_t create(team_t *t, size_t nbytes, seg_kind_t kind, void *adopt_base, int fresh,
+                          segment_t **out);
+
 shoal_err_t shoal__segment_create(team_t *t, size_t nbytes, seg_kind_t kind, segment_t **out) {
+    return create(t, nbytes, kind, NULL, 0, out);
+}
+
+shoal_err_t shoal__segment_adopt(team_t *t, void *base, size_t nbytes, int fresh, segment_t **out) {
+    return create(t, nbytes, SEG_ADOPTED, base, fresh, out);
+}
+
+static shoal_err_t create(team_t *t, size_t nbytes, seg_kind_t kind, void *adopt_base, int fresh,
+                          segment_t **out) {
     /* Oversubscribed MPICH makes every collective call cost scheduler ticks, so the agreement
      * takes two: the id (bitmap OR), then one MAX over {size, ~size, generation, failure}; then
      * the node's shared memory and one allgather of the parts' displacements. */
@@ -111,7 +123,9 @@ shoal_err_t shoal__segment_create(team_t *t, size_t nbytes, seg_kind_t kind, seg
     /* Node-shared memory (agreed over the node), then my part attached to the team's window; one
      * allgather tells every member each part's displacement (and, for pools, size) and whether
      * any member failed, so all fail together. */
-    err = xport_shm_create(t->node_comm, nbytes, symmetric, &s->shm);
+    err = adopt_base
+              ? xport_shm_adopt(t->node_comm, adopt_base, nbytes, fresh, shoal__rt.direct, &s->shm)
+              : xport_shm_create(t->node_comm, nbytes, symmetric, &s->shm);
     MPI_Aint disp = 0;
     int attached = 0;
     if (err == SHOAL_OK) {
@@ -245,7 +259,8 @@ shoal_err_t shoal__segments_free_team(team_t *t) {
     size_t n = collect(t, &v);
     shoal_err_t err = SHOAL_OK;
     for (size_t i = 0; i < n; i++) {
-        if (v[i]->kind == SEG_INTERNAL) continue; /* sync/ and coll/ free their own areas */
+        /* sync/ and coll/ free their own areas, and adopted memory is freed by its adopter */
+        if (v[i]->kind == SEG_INTERNAL || v[i]->kind == SEG_ADOPTED) continue;
         shoal_err_t e = shoal__segment_free(v[i]);
         if (err == SHOAL_OK) err = e;
     }

@@ -14,7 +14,10 @@
 
 #define SHOAL_MAX_SEGMENTS 65536
 
-typedef enum { SEG_COLLECTIVE = 0, SEG_POOL = 1, SEG_INTERNAL = 2 } seg_kind_t;
+/* SEG_ADOPTED: symmetric memory the process already had, shared in place (the OpenSHMEM face's
+ * heap and the program's global variables): used like a collective allocation, freed only by
+ * whoever adopted it. */
+typedef enum { SEG_COLLECTIVE = 0, SEG_POOL = 1, SEG_INTERNAL = 2, SEG_ADOPTED = 3 } seg_kind_t;
 
 struct pool_alloc;
 
@@ -44,6 +47,13 @@ extern segment_t *shoal__pool_seg; /* my pool: non-collective allocations */
 
 /* Collective over team: every member passes the same nbytes (pools: any). */
 shoal_err_t shoal__segment_create(team_t *team, size_t nbytes, seg_kind_t kind, segment_t **out);
+/* Collective over team: makes [base, base + nbytes) of every member (page aligned, the same
+ * nbytes everywhere) a symmetric segment of kind SEG_ADOPTED, mapped by the node's peers when the
+ * direct path is on. fresh: the range is an unused reservation and becomes zeroed shared memory;
+ * else its pages are shared with their contents (xport_shm_adopt). Freeing it gives the range
+ * back (fresh: unmapped; else private again, contents kept). */
+shoal_err_t shoal__segment_adopt(team_t *team, void *base, size_t nbytes, int fresh,
+                                 segment_t **out);
 /* Collective over the segment's team: completes my operations on it, waits until every member
  * has (a barrier), then detaches and unmaps it. */
 shoal_err_t shoal__segment_free(segment_t *seg);

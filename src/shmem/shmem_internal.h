@@ -10,6 +10,7 @@
 
 #include "mem/resolve.h"
 #include "runtime/runtime.h"
+#define SHOAL_BUILDING_SHMEM 1 /* shmem.h: no C11 generic macros over our own definitions */
 #include "shmem.h"
 
 /* ---- Symmetric regions ---------------------------------------------------------------------- */
@@ -66,14 +67,14 @@ int shmem__ready(void);
 
 /* ---- Teams ----------------------------------------------------------------------------------- */
 struct shmem__team {
-    shoal_team_t id;           /* the Shoal team (SHOAL_TEAM_NULL: not created / destroyed) */
-    int my_pe, n_pes;          /* my index and the size */
-    int start, stride;         /* world PE of team PE i: world_of[i] (strided from the parent) */
-    int *world_of;             /* [n_pes] */
+    shoal_team_t id;   /* the Shoal team (SHOAL_TEAM_NULL: not created / destroyed) */
+    int my_pe, n_pes;  /* my index and the size */
+    int start, stride; /* world PE of team PE i: world_of[i] (strided from the parent) */
+    int *world_of;     /* [n_pes] */
     shmem_team_config_t config;
     long config_mask;
-    int contexts;              /* live contexts made on this team */
-    int predefined;            /* WORLD and SHARED: never destroyed by the program */
+    int contexts;   /* live contexts made on this team */
+    int predefined; /* WORLD and SHARED: never destroyed by the program */
 };
 
 /* Team PE -> world PE, -1 when out of range. */
@@ -116,10 +117,5 @@ shoal_err_t shmem__symmetric_init(void);
 void shmem__symmetric_finalize(void);
 /* Active-set teams made by the deprecated collectives (released at shmem_finalize). */
 void shmem__active_sets_finalize(void);
-
-/* Waits until cmp(*ivar, value) holds, for a local symmetric integer of size 2, 4 or 8 bytes,
- * signed or not: the wait policy of the runtime (spin, yield, drive MPI). Returns the value seen
- * (as 64 bits: the caller converts back). */
-int shmem__compare(int cmp, int is_signed, uint64_t a, uint64_t b);
 
 #endif

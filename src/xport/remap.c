@@ -95,27 +95,52 @@ static void copy_pages(char *near, char *far, size_t len, int to_far) {
     }
 }
 
-int remap_share(void *base, size_t len, remap_region_t *region, char *why, size_t why_len) {
+/* A memfd of len bytes, every page reserved (exhaustion is an error here, never a SIGBUS later).
+ * Returns the descriptor, or -errno with why filled in. */
+static int reserved_memfd(const char *name, size_t len, char *why, size_t why_len) {
     /* The memfd's size is an off_t: len must survive the conversion. */
     if (len == 0 || (off_t)len < 0 || (size_t)(off_t)len != len) {
         snprintf(why, why_len, "cannot reserve %zu bytes of shared memory: %s", len,
                  strerror(EFBIG));
-        return EFBIG;
+        return -EFBIG;
     }
-    int fd = memfd_create("shoal-zcom", MFD_CLOEXEC);
+    int fd = memfd_create(name, MFD_CLOEXEC);
     if (fd < 0) {
         int e = errno;
         snprintf(why, why_len, "memfd_create failed: %s", strerror(e));
-        return e;
+        return -e;
     }
-    /* Reserve the pages now: exhaustion is an error here, never a SIGBUS later. */
     int e = ftruncate(fd, (off_t)len) == 0 ? 0 : errno;
     if (!e) e = posix_fallocate(fd, 0, (off_t)len);
     if (e) {
         snprintf(why, why_len, "cannot reserve %zu bytes of shared memory: %s", len, strerror(e));
         close(fd);
+        return -e;
+    }
+    return fd;
+}
+
+int remap_create_at(const char *name, void *base, size_t len, remap_region_t *region, char *why,
+                    size_t why_len) {
+    int fd = reserved_memfd(name, len, why, why_len);
+    if (fd < 0) return -fd;
+    if (mmap(base, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
+        int e = errno;
+        snprintf(why, why_len, "cannot map shared memory at %p: %s", base, strerror(e));
+        close(fd);
         return e;
     }
+    region->base = base;
+    region->len = len;
+    region->fd = fd;
+    return 0;
+}
+
+int remap_share(const char *name, void *base, size_t len, remap_region_t *region, char *why,
+                size_t why_len) {
+    int fd = reserved_memfd(name, len, why, why_len);
+    if (fd < 0) return -fd;
+    int e;
     void *tmp = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (tmp == MAP_FAILED) {
         e = errno;

@@ -23,9 +23,16 @@ typedef struct {
  * or special mapping (so it may be remapped). Returns 0, or -1 with a reason in why. */
 int remap_check_range(const void *base, size_t len, char *why, size_t why_len);
 
-/* Makes [base, base+len) shareable in place. Returns 0, or an errno value (why says what failed);
+/* Makes [base, base+len) shareable in place (name: the memfd's, seen in /proc/<pid>/maps). Returns
+ * 0, or an errno value (why says what failed); on failure the range is untouched. */
+int remap_share(const char *name, void *base, size_t len, remap_region_t *region, char *why,
+                size_t why_len);
+
+/* Maps new zeroed shared memory (a memfd, reserved in full) at [base, base+len), replacing what
+ * is there (a reservation of the caller's). Returns 0, or an errno value (why says what failed);
  * on failure the range is untouched. */
-int remap_share(void *base, size_t len, remap_region_t *region, char *why, size_t why_len);
+int remap_create_at(const char *name, void *base, size_t len, remap_region_t *region, char *why,
+                    size_t why_len);
 
 /* Puts private anonymous memory holding the current contents back at the region's address and
  * closes the memfd. Returns 0 or an errno value (then the shared mapping stays, contents intact).

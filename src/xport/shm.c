@@ -213,7 +213,10 @@ fail_free:
     return err == SHOAL_OK ? SHOAL_ERR_NOMEM : err;
 }
 
+void xport__shm_adopt_destroy(xport_shm_t *shm); /* shm_adopt.c */
+
 void xport_shm_destroy(xport_shm_t *shm) {
+    if (shm->adopted) xport__shm_adopt_destroy(shm);
     if (shm->map) munmap(shm->map, shm->map_len);
     free(shm->part_base);
     free(shm->part_len);

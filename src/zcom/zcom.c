@@ -375,7 +375,8 @@ static void init_impl(const char *call, void **buffers, size_t *buffer_sizes, MP
                 b++;
             }
             zregion_t *g = calloc(1, sizeof *g);
-            int e = g ? remap_share((void *)lo, hi - lo, &g->r, why, sizeof why) : ENOMEM;
+            int e =
+                g ? remap_share("shoal-zcom", (void *)lo, hi - lo, &g->r, why, sizeof why) : ENOMEM;
             if (e) {
                 int i = fresh[a].idx;
                 code = report(rank, call, ZCOM_ERR_SYS,

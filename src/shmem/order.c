@@ -1,0 +1,171 @@
+/* Contexts (OpenSHMEM 1.5 section 9.4) and memory ordering (9.9): fence and quiet.
+ *
+ * A context is a team plus the Shoal handles of its non-blocking operations still in flight (on
+ * the direct path there are none: every operation completes when issued). Blocking puts, atomics
+ * and put-with-signal complete before they return, so quiet waits for the context's handles and
+ * then has Shoal complete any MPI operation still outstanding. Contexts share Shoal's ordering:
+ * a fence on one orders the operations of all (stronger than required, never weaker). */
+#include <stdlib.h>
+
+#include "shmem_internal.h"
+
+struct shmem__ctx shmem__ctx_default = {
+    .team = &shmem__team_world, .options = 0, .live = 1, .mu = PTHREAD_MUTEX_INITIALIZER};
+
+/* Every context created, kept (destroyed ones marked) until shmem_finalize, so that a destroyed
+ * context's handle is recognised instead of read after being freed. */
+typedef struct ctx_node {
+    struct shmem__ctx ctx;
+    struct ctx_node *next;
+} ctx_node_t;
+static ctx_node_t *contexts;
+static pthread_mutex_t contexts_mu = PTHREAD_MUTEX_INITIALIZER;
+
+int shmem__ctx_ok(shmem_ctx_t ctx) {
+    if (ctx && ctx->live) return 1;
+    shoal__fail(SHOAL_ERR_STATE, ctx ? "the context was destroyed" : "SHMEM_CTX_INVALID");
+    return 0;
+}
+
+static void lock(shmem_ctx_t ctx) {
+    if (!(ctx->options & SHMEM_CTX_PRIVATE)) pthread_mutex_lock(&ctx->mu);
+}
+static void unlock(shmem_ctx_t ctx) {
+    if (!(ctx->options & SHMEM_CTX_PRIVATE)) pthread_mutex_unlock(&ctx->mu);
+}
+
+void shmem__ctx_track(shmem_ctx_t ctx, shoal_handle_t h) {
+    if (h == SHOAL_HANDLE_NULL) return;
+    lock(ctx);
+    if (ctx->npending == ctx->cap) {
+        size_t cap = ctx->cap ? 2 * ctx->cap : 64;
+        shoal_handle_t *p = realloc(ctx->pending, cap * sizeof *p);
+        if (!p) { /* cannot remember it: complete it now */
+            unlock(ctx);
+            shoal_wait(&h);
+            return;
+        }
+        ctx->pending = p;
+        ctx->cap = cap;
+    }
+    ctx->pending[ctx->npending++] = h;
+    unlock(ctx);
+}
+
+void shmem__ctx_quiet(shmem_ctx_t ctx) {
+    const char *call = shoal__current_call;
+    lock(ctx);
+    if (ctx->npending) shoal_waitall(ctx->pending, ctx->npending);
+    ctx->npending = 0;
+    unlock(ctx);
+    shoal_flush_all();
+    shoal__current_call = call;
+}
+
+void shmem_quiet(void) {
+    SHMEM_ENTER("shmem_quiet");
+    if (shmem__ready()) shmem__ctx_quiet(SHMEM_CTX_DEFAULT);
+}
+
+void shmem_ctx_quiet(shmem_ctx_t ctx) {
+    SHMEM_ENTER("shmem_ctx_quiet");
+    if (shmem__ready() && shmem__ctx_ok(ctx)) shmem__ctx_quiet(ctx);
+}
+
+void shmem_fence(void) {
+    SHMEM_ENTER("shmem_fence");
+    if (!shmem__ready()) return;
+    shoal_fence();
+    shoal__current_call = "shmem_fence";
+}
+
+void shmem_ctx_fence(shmem_ctx_t ctx) {
+    SHMEM_ENTER("shmem_ctx_fence");
+    if (!shmem__ready() || !shmem__ctx_ok(ctx)) return;
+    shoal_fence();
+}
+
+static int create(shmem_team_t team, long options, shmem_ctx_t *ctx) {
+    if (!ctx) {
+        shoal__fail(SHOAL_ERR_INVAL, "NULL output");
+        return -1;
+    }
+    *ctx = SHMEM_CTX_INVALID;
+    if (!shmem__ready() || !shmem__team_ok(team)) return -1;
+    if (options & ~(SHMEM_CTX_PRIVATE | SHMEM_CTX_SERIALIZED | SHMEM_CTX_NOSTORE)) {
+        shoal__fail(SHOAL_ERR_INVAL, "unknown context options 0x%lx", (unsigned long)options);
+        return -1;
+    }
+    ctx_node_t *n = calloc(1, sizeof *n);
+    if (!n) {
+        shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
+        return -1;
+    }
+    n->ctx.team = team;
+    n->ctx.options = options;
+    n->ctx.live = 1;
+    pthread_mutex_init(&n->ctx.mu, NULL);
+    pthread_mutex_lock(&contexts_mu);
+    n->next = contexts;
+    contexts = n;
+    team->contexts++;
+    pthread_mutex_unlock(&contexts_mu);
+    *ctx = &n->ctx;
+    return 0;
+}
+
+int shmem_ctx_create(long options, shmem_ctx_t *ctx) {
+    SHMEM_ENTER("shmem_ctx_create");
+    return create(SHMEM_TEAM_WORLD, options, ctx);
+}
+
+int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx) {
+    SHMEM_ENTER("shmem_team_create_ctx");
+    return create(team, options, ctx);
+}
+
+void shmem_ctx_destroy(shmem_ctx_t ctx) {
+    SHMEM_ENTER("shmem_ctx_destroy");
+    if (!shmem__ready() || !shmem__ctx_ok(ctx)) return;
+    if (ctx == SHMEM_CTX_DEFAULT) {
+        shoal__fail(SHOAL_ERR_STATE, "SHMEM_CTX_DEFAULT cannot be destroyed");
+        return;
+    }
+    shmem__ctx_quiet(ctx); /* destroying a context completes its operations */
+    pthread_mutex_lock(&contexts_mu);
+    ctx->live = 0;
+    ctx->team->contexts--;
+    free(ctx->pending);
+    ctx->pending = NULL;
+    ctx->npending = ctx->cap = 0;
+    pthread_mutex_unlock(&contexts_mu);
+}
+
+int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team) {
+    SHMEM_ENTER("shmem_ctx_get_team");
+    if (!team) {
+        shoal__fail(SHOAL_ERR_INVAL, "NULL output");
+        return -1;
+    }
+    *team = SHMEM_TEAM_INVALID;
+    if (!shmem__ready() || !shmem__ctx_ok(ctx)) return -1;
+    *team = ctx->team;
+    return 0;
+}
+
+void shmem__ctx_finalize(void) {
+    shmem__ctx_quiet(SHMEM_CTX_DEFAULT);
+    free(shmem__ctx_default.pending);
+    shmem__ctx_default.pending = NULL;
+    shmem__ctx_default.npending = shmem__ctx_default.cap = 0;
+    pthread_mutex_lock(&contexts_mu);
+    while (contexts) {
+        ctx_node_t *n = contexts;
+        contexts = n->next;
+        if (n->ctx.live) shmem__ctx_quiet(&n->ctx);
+        free(n->ctx.pending);
+        pthread_mutex_destroy(&n->ctx.mu);
+        free(n);
+    }
+    pthread_mutex_unlock(&contexts_mu);
+}

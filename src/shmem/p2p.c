@@ -1,0 +1,281 @@
+/* Point-to-point synchronisation (OpenSHMEM 1.5 section 9.10): wait_until and test with their
+ * _all, _any, _some and _vector forms, signal_wait_until, and the older shmem_wait. Every form is
+ * one byte-level routine over (ivars, nelems, status, cmp, values) that reads each variable with
+ * the same mechanism its remote updates use (a Shoal atomic load for 4- and 8-byte words; 2-byte
+ * ones, which no atomic updates, with a plain acquire load) and waits with the runtime's policy:
+ * spin briefly, then yield the core, driving MPI progress all along. */
+#include <stdlib.h>
+
+#include "rma/rma.h"
+#include "runtime/wait.h"
+#include "shmem_internal.h"
+
+/* An element of an ivar array as read: its bits widened by sign or zero. */
+typedef struct {
+    size_t size;
+    int is_signed;
+} ivar_type_t;
+
+static int cmp_ok(int cmp) {
+    if (cmp >= SHMEM_CMP_EQ && cmp <= SHMEM_CMP_LE) return 1;
+    shoal__fail(SHOAL_ERR_INVAL, "comparison %d is not one of SHMEM_CMP_*", cmp);
+    return 0;
+}
+
+static uint64_t widen(const void *p, ivar_type_t ty) {
+    switch (ty.size) {
+    case 2:
+        return ty.is_signed ? (uint64_t)(int64_t) * (const int16_t *)p : *(const uint16_t *)p;
+    case 4:
+        return ty.is_signed ? (uint64_t)(int64_t) * (const int32_t *)p : *(const uint32_t *)p;
+    default:
+        return *(const uint64_t *)p;
+    }
+}
+
+static int holds(int cmp, ivar_type_t ty, uint64_t a, uint64_t b) {
+    int lt = ty.is_signed ? (int64_t)a < (int64_t)b : a < b;
+    switch (cmp) {
+    case SHMEM_CMP_EQ:
+        return a == b;
+    case SHMEM_CMP_NE:
+        return a != b;
+    case SHMEM_CMP_GT:
+        return !lt && a != b;
+    case SHMEM_CMP_GE:
+        return !lt;
+    case SHMEM_CMP_LT:
+        return lt;
+    default:
+        return lt || a == b; /* LE */
+    }
+}
+
+/* Reads my ivar (resolved once in t). */
+static uint64_t read_ivar(const void *ivar, const shoal_target_t *t, ivar_type_t ty) {
+    uint64_t raw = 0;
+    if (ty.size == 2) {
+        uint16_t v = __atomic_load_n((const uint16_t *)ivar, __ATOMIC_ACQUIRE);
+        return widen(&v, ty);
+    }
+    shoal__amo(t, AMO_LOAD, SHOAL_OP_SUM, ty.size == 4 ? SHOAL_UINT32 : SHOAL_UINT64, NULL, NULL,
+               &raw);
+    return ty.size == 4 ? widen(&raw, ty) : raw;
+}
+
+/* The condition's operand for element i (vector forms: one per element). */
+static uint64_t operand(const void *values, int vector, size_t i, ivar_type_t ty) {
+    return widen((const char *)values + (vector ? i * ty.size : 0), ty);
+}
+
+/* Resolves every ivar that takes part; reports the first bad one. */
+static int resolve_all(void *ivars, size_t nelems, const int *status, ivar_type_t ty,
+                       shoal_target_t *t) {
+    for (size_t i = 0; i < nelems; i++) {
+        if (status && status[i]) continue;
+        if (shmem__target((char *)ivars + i * ty.size, ty.size, (int)shoal__rt.myid, &t[i]) !=
+            SHOAL_OK)
+            return 0;
+    }
+    return 1;
+}
+
+/* After the condition held: what the writers published before updating the ivar is visible. */
+static void acquire(const shoal_target_t *t) {
+    if (!t->seg->atomics_direct) MPI_Win_sync(t->seg->win);
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+}
+
+typedef enum { WAIT_ALL, WAIT_ANY, WAIT_SOME } wait_kind_t;
+
+/* One routine for all the forms. Returns: ALL -> 1 when all hold; ANY -> the index, SIZE_MAX if
+ * none; SOME -> how many (their indices in indices[]). block: wait until the kind is satisfied
+ * (ANY/SOME with no element taking part return at once). */
+static size_t sync_core(wait_kind_t kind, int block, void *ivars, size_t nelems, size_t *indices,
+                        const int *status, int cmp, const void *values, int vector,
+                        ivar_type_t ty) {
+    size_t fail_value = kind == WAIT_ANY ? SIZE_MAX : 0;
+    if (!shmem__ready() || !cmp_ok(cmp)) return fail_value;
+    size_t taking_part = 0;
+    for (size_t i = 0; i < nelems; i++) taking_part += !(status && status[i]);
+    if (taking_part == 0) return kind == WAIT_ALL ? 1 : fail_value;
+    shoal_target_t one, *t = nelems == 1 ? &one : malloc(nelems * sizeof *t);
+    if (!t) {
+        shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
+        return fail_value;
+    }
+    size_t result = fail_value;
+    if (!resolve_all(ivars, nelems, status, ty, t)) goto out;
+    if (kind == WAIT_SOME && !indices) {
+        shoal__fail(SHOAL_ERR_INVAL, "NULL indices");
+        goto out;
+    }
+    shoal_waiter_t w;
+    shoal__waiter_init(&w);
+    /* ALL: elements already seen to hold stay done (the specification allows it: a satisfied
+     * condition is not re-checked). */
+    char *done = NULL;
+    if (kind == WAIT_ALL) {
+        done = calloc(nelems, 1);
+        if (!done) {
+            shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
+            goto out;
+        }
+    }
+    size_t left = taking_part, last = 0;
+    for (;;) {
+        size_t found = 0;
+        for (size_t i = 0; i < nelems; i++) {
+            if ((status && status[i]) || (done && done[i])) continue;
+            uint64_t v = read_ivar((char *)ivars + i * ty.size, &t[i], ty);
+            if (!holds(cmp, ty, v, operand(values, vector, i, ty))) continue;
+            last = i;
+            if (kind == WAIT_ALL) {
+                done[i] = 1;
+                left--;
+            } else if (kind == WAIT_ANY) {
+                found = 1;
+                break;
+            } else {
+                indices[found++] = i;
+            }
+        }
+        if (kind == WAIT_ALL && left == 0) {
+            result = 1;
+            break;
+        }
+        if (kind == WAIT_ANY && found) {
+            result = last;
+            break;
+        }
+        if (kind == WAIT_SOME && found) {
+            result = found;
+            break;
+        }
+        if (!block) {
+            result = kind == WAIT_ALL ? 0 : fail_value;
+            break;
+        }
+        shoal__waiter_pause(&w);
+    }
+    free(done);
+    if (result != fail_value && !(kind == WAIT_ALL && result == 0)) acquire(&t[last]);
+out:
+    if (t != &one) free(t);
+    return result;
+}
+
+#define TYPE_OF(T) ((ivar_type_t){sizeof(T), (T)-1 < (T)1}) /* signed: not "< 0" (-Wtype-limits)   \
+                                                             */
+
+#define DEFINE_P2P(T, N)                                                                           \
+    void shmem_##N##_wait_until(T *ivar, int cmp, T cmp_value) {                                   \
+        SHMEM_ENTER("shmem_" #N "_wait_until");                                                    \
+        sync_core(WAIT_ALL, 1, ivar, 1, NULL, NULL, cmp, &cmp_value, 0, TYPE_OF(T));               \
+    }                                                                                              \
+    void shmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status, int cmp,           \
+                                    T cmp_value) {                                                 \
+        SHMEM_ENTER("shmem_" #N "_wait_until_all");                                                \
+        sync_core(WAIT_ALL, 1, ivars, nelems, NULL, status, cmp, &cmp_value, 0, TYPE_OF(T));       \
+    }                                                                                              \
+    size_t shmem_##N##_wait_until_any(T *ivars, size_t nelems, const int *status, int cmp,         \
+                                      T cmp_value) {                                               \
+        SHMEM_ENTER("shmem_" #N "_wait_until_any");                                                \
+        return sync_core(WAIT_ANY, 1, ivars, nelems, NULL, status, cmp, &cmp_value, 0,             \
+                         TYPE_OF(T));                                                              \
+    }                                                                                              \
+    size_t shmem_##N##_wait_until_some(T *ivars, size_t nelems, size_t *indices,                   \
+                                       const int *status, int cmp, T cmp_value) {                  \
+        SHMEM_ENTER("shmem_" #N "_wait_until_some");                                               \
+        return sync_core(WAIT_SOME, 1, ivars, nelems, indices, status, cmp, &cmp_value, 0,         \
+                         TYPE_OF(T));                                                              \
+    }                                                                                              \
+    void shmem_##N##_wait_until_all_vector(T *ivars, size_t nelems, const int *status, int cmp,    \
+                                           T *cmp_values) {                                        \
+        SHMEM_ENTER("shmem_" #N "_wait_until_all_vector");                                         \
+        sync_core(WAIT_ALL, 1, ivars, nelems, NULL, status, cmp, cmp_values, 1, TYPE_OF(T));       \
+    }                                                                                              \
+    size_t shmem_##N##_wait_until_any_vector(T *ivars, size_t nelems, const int *status, int cmp,  \
+                                             T *cmp_values) {                                      \
+        SHMEM_ENTER("shmem_" #N "_wait_until_any_vector");                                         \
+        return sync_core(WAIT_ANY, 1, ivars, nelems, NULL, status, cmp, cmp_values, 1,             \
+                         TYPE_OF(T));                                                              \
+    }                                                                                              \
+    size_t shmem_##N##_wait_until_some_vector(T *ivars, size_t nelems, size_t *indices,            \
+                                              const int *status, int cmp, T *cmp_values) {         \
+        SHMEM_ENTER("shmem_" #N "_wait_until_some_vector");                                        \
+        return sync_core(WAIT_SOME, 1, ivars, nelems, indices, status, cmp, cmp_values, 1,         \
+                         TYPE_OF(T));                                                              \
+    }                                                                                              \
+    int shmem_##N##_test(T *ivar, int cmp, T cmp_value) {                                          \
+        SHMEM_ENTER("shmem_" #N "_test");                                                          \
+        return (int)sync_core(WAIT_ALL, 0, ivar, 1, NULL, NULL, cmp, &cmp_value, 0, TYPE_OF(T));   \
+    }                                                                                              \
+    int shmem_##N##_test_all(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value) {   \
+        SHMEM_ENTER("shmem_" #N "_test_all");                                                      \
+        return (int)sync_core(WAIT_ALL, 0, ivars, nelems, NULL, status, cmp, &cmp_value, 0,        \
+                              TYPE_OF(T));                                                         \
+    }                                                                                              \
+    size_t shmem_##N##_test_any(T *ivars, size_t nelems, const int *status, int cmp,               \
+                                T cmp_value) {                                                     \
+        SHMEM_ENTER("shmem_" #N "_test_any");                                                      \
+        return sync_core(WAIT_ANY, 0, ivars, nelems, NULL, status, cmp, &cmp_value, 0,             \
+                         TYPE_OF(T));                                                              \
+    }                                                                                              \
+    size_t shmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices, const int *status,      \
+                                 int cmp, T cmp_value) {                                           \
+        SHMEM_ENTER("shmem_" #N "_test_some");                                                     \
+        return sync_core(WAIT_SOME, 0, ivars, nelems, indices, status, cmp, &cmp_value, 0,         \
+                         TYPE_OF(T));                                                              \
+    }                                                                                              \
+    int shmem_##N##_test_all_vector(T *ivars, size_t nelems, const int *status, int cmp,           \
+                                    T *cmp_values) {                                               \
+        SHMEM_ENTER("shmem_" #N "_test_all_vector");                                               \
+        return (int)sync_core(WAIT_ALL, 0, ivars, nelems, NULL, status, cmp, cmp_values, 1,        \
+                              TYPE_OF(T));                                                         \
+    }                                                                                              \
+    size_t shmem_##N##_test_any_vector(T *ivars, size_t nelems, const int *status, int cmp,        \
+                                       T *cmp_values) {                                            \
+        SHMEM_ENTER("shmem_" #N "_test_any_vector");                                               \
+        return sync_core(WAIT_ANY, 0, ivars, nelems, NULL, status, cmp, cmp_values, 1,             \
+                         TYPE_OF(T));                                                              \
+    }                                                                                              \
+    size_t shmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices,                  \
+                                        const int *status, int cmp, T *cmp_values) {               \
+        SHMEM_ENTER("shmem_" #N "_test_some_vector");                                              \
+        return sync_core(WAIT_SOME, 0, ivars, nelems, indices, status, cmp, cmp_values, 1,         \
+                         TYPE_OF(T));                                                              \
+    }
+SHMEM_P2P_TYPES(DEFINE_P2P)
+
+uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value) {
+    SHMEM_ENTER("shmem_signal_wait_until");
+    uint64_t v = 0;
+    sync_core(WAIT_ALL, 1, sig_addr, 1, NULL, NULL, cmp, &cmp_value, 0, TYPE_OF(uint64_t));
+    shoal_target_t t = {0};
+    if (shmem__initialized &&
+        shmem__target(sig_addr, sizeof v, (int)shoal__rt.myid, &t) == SHOAL_OK)
+        shoal__amo(&t, AMO_LOAD, SHOAL_OP_SUM, SHOAL_UINT64, NULL, NULL, &v);
+    return v;
+}
+
+/* ---- 1.0-1.3 names --------------------------------------------------------------------------- */
+#define DEFINE_OLD_WAIT(T, N)                                                                      \
+    void shmem_##N##_wait(T *ivar, T cmp_value) {                                                  \
+        SHMEM_ENTER("shmem_" #N "_wait");                                                          \
+        sync_core(WAIT_ALL, 1, ivar, 1, NULL, NULL, SHMEM_CMP_NE, &cmp_value, 0, TYPE_OF(T));      \
+    }
+DEFINE_OLD_WAIT(short, short)
+DEFINE_OLD_WAIT(int, int)
+DEFINE_OLD_WAIT(long, long)
+DEFINE_OLD_WAIT(long long, longlong)
+
+void shmem_wait(long *ivar, long cmp_value) {
+    SHMEM_ENTER("shmem_wait");
+    sync_core(WAIT_ALL, 1, ivar, 1, NULL, NULL, SHMEM_CMP_NE, &cmp_value, 0, TYPE_OF(long));
+}
+
+void shmem_wait_until(long *ivar, int cmp, long cmp_value) {
+    SHMEM_ENTER("shmem_wait_until");
+    sync_core(WAIT_ALL, 1, ivar, 1, NULL, NULL, cmp, &cmp_value, 0, TYPE_OF(long));
+}
