@@ -1,0 +1,128 @@
+/* Helpers shared by the OpenSHMEM tests (header-only; one test program = one .c file). Only the
+ * OpenSHMEM API is used, as a user's program would.
+ *
+ *   int main(void) {
+ *       test_init();                          // shmem_init; sets t_me, t_np; arms a watchdog
+ *       CHECK(x == 3, "x is %d, expected 3", x);
+ *       return test_end("test_name");         // combines failures over all PEs, finalizes
+ *   }
+ *
+ * CHECK(cond, fmt, ...) records a failure, prints "PE p: file:line: message" and carries on (one
+ * run reports every broken case); REQUIRE ends the job (shmem_global_exit) for set-up that the
+ * rest depends on. VAL(T, seed, pe, i) is the test datum: a small positive integer (1..101), so
+ * every type of every table holds it exactly and sums of a few of them stay exact in float.
+ * test_end prints "<name>: OK" or "<name>: FAILED" on PE 0; every PE's exit code is non-zero when
+ * it saw a failure, PE 0's also when any PE did. The watchdog (TEST_TIMEOUT seconds, default 100;
+ * 0 = off) ends a hung test with a message before CTest's timeout does. */
+#ifndef SHMEM_TESTLIB_H
+#define SHMEM_TESTLIB_H
+
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <shmem.h>
+
+static int t_me, t_np = 1; /* my PE and the number of PEs */
+static long t_failures;    /* failed checks on this PE */
+static long *t_slots_;     /* symmetric: PE 0 gathers the failure counts here */
+
+#define CHECK(cond, ...) test_check_((cond) ? 1 : 0, __FILE__, __LINE__, __VA_ARGS__)
+#define REQUIRE(cond, ...)                                                                         \
+    do {                                                                                           \
+        if (!CHECK(cond, __VA_ARGS__)) {                                                           \
+            fprintf(stderr, "PE %d: cannot go on; ending the job\n", t_me);                        \
+            shmem_global_exit(1);                                                                  \
+        }                                                                                          \
+    } while (0)
+
+/* The test datum: 1..101, different for neighbouring seeds, PEs and indices. */
+#define VAL(T, seed, pe, i)                                                                        \
+    ((T)((((long)(seed)*13 + (long)(pe)*31 + (long)(i)*7) % 101 + 101) % 101 + 1))
+
+__attribute__((format(printf, 4, 5))) static inline int
+test_check_(int ok, const char *file, int line, const char *fmt, ...) {
+    if (ok) return 1;
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    const char *base = strrchr(file, '/');
+    fprintf(stderr, "PE %d: %s:%d: %s\n", t_me, base ? base + 1 : file, line, msg);
+    fflush(stderr);
+    t_failures++;
+    return 0;
+}
+
+static char t_watchdog_msg_[96];
+static inline void test_timeout_handler_(int sig) {
+    (void)sig;
+    ssize_t r = write(2, t_watchdog_msg_, strlen(t_watchdog_msg_));
+    (void)r;
+    _exit(3);
+}
+
+/* After shmem_init (or shmem_init_thread): reads my PE and the PE count, arms the watchdog. */
+static inline void test_start(void) {
+    t_me = shmem_my_pe();
+    t_np = shmem_n_pes();
+    if (t_me < 0 || t_np < 1 || t_me >= t_np) {
+        fprintf(stderr, "shmem_my_pe() %d, shmem_n_pes() %d: not initialised?\n", t_me, t_np);
+        exit(2);
+    }
+    t_slots_ = (long *)shmem_calloc((size_t)t_np, sizeof(long));
+    REQUIRE(t_slots_ != NULL, "shmem_calloc of the failure slots returned NULL");
+    const char *env = getenv("TEST_TIMEOUT");
+    unsigned secs = env && *env ? (unsigned)atoi(env) : 100;
+    if (secs) {
+        snprintf(t_watchdog_msg_, sizeof t_watchdog_msg_,
+                 "PE %d: test watchdog: still running after %u s (hung?)\n", t_me, secs);
+        signal(SIGALRM, test_timeout_handler_);
+        alarm(secs);
+    }
+}
+
+static inline void test_init(void) {
+    shmem_init();
+    test_start();
+}
+
+/* Gathers the failure counts on PE 0, finalizes, prints the verdict, returns the exit code. */
+static inline int test_end(const char *name) {
+    shmem_barrier_all();
+    shmem_long_p(&t_slots_[t_me], t_failures, 0);
+    shmem_barrier_all();
+    long total = t_failures;
+    if (t_me == 0) {
+        total = 0;
+        for (int i = 0; i < t_np; i++) total += t_slots_[i];
+    }
+    shmem_free(t_slots_);
+    shmem_finalize();
+    alarm(0);
+    if (t_me == 0) {
+        printf("%s: %s (%d PEs)\n", name, total ? "FAILED" : "OK", t_np);
+        fflush(stdout);
+    }
+    return total ? 1 : 0;
+}
+
+/* 1 unless SHOAL_DIRECT=0 (the shared-memory path is on by default). */
+static inline int test_direct(void) {
+    const char *e = getenv("SHOAL_DIRECT");
+    return !(e && strcmp(e, "0") == 0);
+}
+
+static inline int test_right(void) {
+    return (t_me + 1) % t_np;
+}
+static inline int test_left(void) {
+    return (t_me + t_np - 1) % t_np;
+}
+
+#endif /* SHMEM_TESTLIB_H */
