@@ -54,5 +54,10 @@ for mpi in $mpis; do
     "$root/bench/report" --build-dir "$root/build/bench-$mpi" --mpi "$mpi" --out "$out/"
 done
 [ -f "$out/report.md" ] || { echo "bench-report: bench/report wrote no $out/report.md" >&2; exit 1; }
+# The OpenSHMEM face against Open MPI's OSHMEM (same MPI underneath: the Open MPI build).
+if [[ " $mpis " == *" openmpi "* ]]; then
+    echo "=== OpenSHMEM: Shoal against OSHMEM"
+    "$root/bench/shmem-compare" --build-dir "$root/build/bench-openmpi" --out "$out/"
+fi
 echo "=== done in $((SECONDS - start)) s"
 echo "Report: $out/report.md"

@@ -13,8 +13,8 @@ segment_t *shoal__pool_seg;
 static uint64_t used_ids[SHOAL_MAX_SEGMENTS / 64]; /* bit set: id in use here */
 static uint16_t last_gen[SHOAL_MAX_SEGMENTS];      /* generation each id last had here */
 static segment_t **dirty;                          /* segments with MPI ops outstanding */
-static size_t ndirty, dirty_cap;
-static int own_windows; /* live segments with a window of their own (SHOAL_MPI_WINDOWS) */
+static size_t ndirty, dirty_cap; /* ndirty: read without the lock by the flushes' fast path */
+static int own_windows;          /* live segments with a window of their own (SHOAL_MPI_WINDOWS) */
 static pthread_mutex_t dirty_mu = PTHREAD_MUTEX_INITIALIZER; /* the dirty list, for threads */
 static void (*complete_in_flight)(const segment_t *);        /* rma/'s handle completion */
 
@@ -199,7 +199,9 @@ static void unlink_segment(segment_t *s) {
     if (s->next) s->next->prev = s->prev;
     pthread_mutex_lock(&dirty_mu);
     if (s->dirty) { /* move the last dirty segment into its slot */
-        dirty[s->dirty_slot] = dirty[--ndirty];
+        size_t last = ndirty - 1;
+        dirty[s->dirty_slot] = dirty[last];
+        __atomic_store_n(&ndirty, last, __ATOMIC_RELAXED);
         dirty[s->dirty_slot]->dirty_slot = s->dirty_slot;
         s->dirty = 0;
     }
@@ -282,7 +284,8 @@ void shoal__segments_finalize(void) {
     free(v);
     free(dirty);
     dirty = NULL;
-    ndirty = dirty_cap = 0;
+    __atomic_store_n(&ndirty, 0, __ATOMIC_RELAXED);
+    dirty_cap = 0;
 }
 
 void shoal__segment_mark_dirty(segment_t *s) {
@@ -303,13 +306,18 @@ void shoal__segment_mark_dirty(segment_t *s) {
             dirty_cap = cap;
         }
         s->dirty_slot = ndirty;
-        dirty[ndirty++] = s;
+        dirty[ndirty] = s;
+        __atomic_store_n(&ndirty, ndirty + 1, __ATOMIC_RELAXED);
         __atomic_store_n(&s->dirty, 1, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&dirty_mu);
 }
 
 shoal_err_t shoal__segments_flush(shoal_unit_t unit) {
+    /* Nothing outstanding (always so on the direct path): no lock. What this thread issued marked
+     * its segment dirty before this call, so it is seen here; the count is written under the lock
+     * with atomic stores so this read is not a data race. */
+    if (__atomic_load_n(&ndirty, __ATOMIC_RELAXED) == 0) return SHOAL_OK;
     int rc = MPI_SUCCESS;
     pthread_mutex_lock(&dirty_mu);
     if (unit < 0) {
@@ -322,7 +330,7 @@ shoal_err_t shoal__segments_flush(shoal_unit_t unit) {
         size_t left = ndirty - i;
         if (left) memmove(dirty, dirty + i, left * sizeof *dirty); /* dirty may be NULL */
         for (size_t k = 0; k < left; k++) dirty[k]->dirty_slot = k;
-        ndirty = left;
+        __atomic_store_n(&ndirty, left, __ATOMIC_RELAXED);
     } else {
         for (size_t i = 0; i < ndirty && rc == MPI_SUCCESS; i++) {
             int32_t rel = dirty[i]->team->rel_of_abs[unit];

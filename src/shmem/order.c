@@ -7,6 +7,7 @@
  * a fence on one orders the operations of all (stronger than required, never weaker). */
 #include <stdlib.h>
 
+#include "mem/segment.h"
 #include "shmem_internal.h"
 
 struct shmem__ctx shmem__ctx_default = {
@@ -48,18 +49,26 @@ void shmem__ctx_track(shmem_ctx_t ctx, shoal_handle_t h) {
         ctx->pending = p;
         ctx->cap = cap;
     }
-    ctx->pending[ctx->npending++] = h;
+    ctx->pending[ctx->npending] = h;
+    __atomic_store_n(&ctx->npending, ctx->npending + 1, __ATOMIC_RELAXED);
     unlock(ctx);
 }
 
 void shmem__ctx_quiet(shmem_ctx_t ctx) {
-    const char *call = shoal__current_call;
-    lock(ctx);
-    if (ctx->npending) shoal_waitall(ctx->pending, ctx->npending);
-    ctx->npending = 0;
-    unlock(ctx);
-    shoal_flush_all();
-    shoal__current_call = call;
+    /* The direct path's quiet is two loads: no handle is pending and no segment is dirty (the
+     * direct path's puts and atomics are complete and fenced when they return). This thread's own
+     * handles were counted before this call, so an unlocked read sees them. */
+    if (__atomic_load_n(&ctx->npending, __ATOMIC_RELAXED)) {
+        const char *call = shoal__current_call;
+        lock(ctx);
+        shoal_waitall(ctx->pending, ctx->npending);
+        __atomic_store_n(&ctx->npending, 0, __ATOMIC_RELAXED);
+        unlock(ctx);
+        shoal__current_call = call;
+    }
+    shoal__segments_flush(-1);
+    /* Direct-path puts and atomics fenced themselves (seq_cst) when they returned. */
+    __atomic_thread_fence(__ATOMIC_RELEASE);
 }
 
 void shmem_quiet(void) {
