@@ -341,9 +341,12 @@ int main(void) {
     REQUIRE(shmem_ctx_create(0, &made) == 0, "shmem_ctx_create");
     REQUIRE(t_np <= 8, "at most 8 PEs (the logs are sized for that)");
     for (int c = 0; c < 2; c++) {
-#define CALL_STANDARD(T, N) standard_##N(c);
-#define CALL_EXTENDED(T, N) extended_##N(c);
-#define CALL_BITWISE(T, N)  bitwise_##N(c);
+#define CALL_STANDARD(T, N)                                                                        \
+    if (test_keep(#N) && (c == 0 || !test_light() || !strcmp(#N, "int"))) standard_##N(c);
+#define CALL_EXTENDED(T, N)                                                                        \
+    if (test_keep(#N) && (c == 0 || !test_light() || !strcmp(#N, "int"))) extended_##N(c);
+#define CALL_BITWISE(T, N)                                                                         \
+    if (test_keep(#N) && (c == 0 || !test_light() || !strcmp(#N, "uint32"))) bitwise_##N(c);
         SHMEM_AMO_STANDARD_TYPES(CALL_STANDARD)
         SHMEM_AMO_EXTENDED_TYPES(CALL_EXTENDED)
         SHMEM_AMO_BITWISE_TYPES(CALL_BITWISE)

@@ -1,4 +1,4 @@
-// np: 1 2 3 4 8
+// np: 1 2 3 4
 /* Collectives on teams: barrier_all, sync_all, team_sync (data put before them is there after);
  * broadcast (every root), collect (contributions of 0, 1 and 2 elements), fcollect, alltoall and
  * alltoalls (strides 2 and 3) for several types and the mem forms; every reduction op on a
@@ -96,8 +96,9 @@ static int cur; /* index of the team being tested, for messages */
     }
 #define COLL_TYPES(X)                                                                              \
     X(int, int)                                                                                    \
-    X(long double, longdouble) X(char, char) X(double, double) X(uint64_t, uint64) X(float, float) \
-        X(short, short) X(unsigned char, mem)
+    X(long double, longdouble)                                                                     \
+    X(char, char)                                                                                  \
+    X(double, double) X(uint64_t, uint64) X(float, float) X(short, short) X(unsigned char, mem)
 COLL_TYPES(DEFINE_COLL)
 
 /* ---- Reductions ---- */
@@ -148,14 +149,16 @@ COLL_TYPES(DEFINE_COLL)
 #define DEFINE_RED(T, N, OP) DEFINE_RED_(T, N, OP, IN_##OP)
 #define MINMAX_TYPES(X)                                                                            \
     X(char, char)                                                                                  \
-    X(short, short) X(int, int) X(long, long) X(float, float) X(double, double)                    \
-        X(long double, longdouble) X(uint64_t, uint64)
+    X(short, short)                                                                                \
+    X(int, int)                                                                                    \
+    X(long, long) X(float, float) X(double, double) X(long double, longdouble) X(uint64_t, uint64)
 #define ARITH_TYPES(X)                                                                             \
     X(short, short) X(int, int) X(long, long) X(float, float) X(double, double) X(uint64_t, uint64)
 #define BITWISE_TYPES(X)                                                                           \
     X(unsigned char, uchar)                                                                        \
-    X(unsigned short, ushort) X(unsigned int, uint) X(unsigned long, ulong) X(uint64_t, uint64)    \
-        X(int8_t, int8) X(int16_t, int16) X(size_t, size)
+    X(unsigned short, ushort)                                                                      \
+    X(unsigned int, uint)                                                                          \
+    X(unsigned long, ulong) X(uint64_t, uint64) X(int8_t, int8) X(int16_t, int16) X(size_t, size)
 #define D_MINMAX(T, N)  DEFINE_RED(T, N, max) DEFINE_RED(T, N, min)
 #define D_ARITH(T, N)   DEFINE_RED(T, N, sum) DEFINE_RED(T, N, prod)
 #define D_BITWISE(T, N) DEFINE_RED(T, N, and) DEFINE_RED(T, N, or) DEFINE_RED(T, N, xor)
@@ -169,22 +172,30 @@ DEFINE_RED_(shmem_complexf_t, complexf, prod, CIN_prod)
 
 static void reductions(shmem_team_t team) {
 #define C_MINMAX(T, N)                                                                             \
-    red_##N##_max(team, NE, 0);                                                                    \
-    red_##N##_min(team, NE, 0);
+    if (test_keep(#N)) {                                                                           \
+        red_##N##_max(team, NE, 0);                                                                \
+        red_##N##_min(team, NE, 0);                                                                \
+    }
 #define C_ARITH(T, N)                                                                              \
-    red_##N##_sum(team, NE, 0);                                                                    \
-    red_##N##_prod(team, NE, 0);
+    if (test_keep(#N)) {                                                                           \
+        red_##N##_sum(team, NE, 0);                                                                \
+        red_##N##_prod(team, NE, 0);                                                               \
+    }
 #define C_BITWISE(T, N)                                                                            \
-    red_##N##_and(team, NE, 0);                                                                    \
-    red_##N##_or(team, NE, 0);                                                                     \
-    red_##N##_xor(team, NE, 0);
+    if (test_keep(#N)) {                                                                           \
+        red_##N##_and(team, NE, 0);                                                                \
+        red_##N##_or(team, NE, 0);                                                                 \
+        red_##N##_xor(team, NE, 0);                                                                \
+    }
     MINMAX_TYPES(C_MINMAX)
     ARITH_TYPES(C_ARITH)
     BITWISE_TYPES(C_BITWISE)
     red_complexd_sum(team, NE, 0);
     red_complexd_prod(team, NE, 0);
-    red_complexf_sum(team, NE, 0);
-    red_complexf_prod(team, NE, 0);
+    if (test_keep("complexf")) {
+        red_complexf_sum(team, NE, 0);
+        red_complexf_prod(team, NE, 0);
+    }
     red_int_sum(team, 3000, 0);    /* long */
     red_double_max(team, 1000, 0); /* long */
     red_int_sum(team, NE, 1);      /* in place */
@@ -240,7 +251,8 @@ int main(void) {
           "split even");
     barriers();
     for (cur = 0; cur < NTEAMS; cur++) {
-#define CALL_COLL(T, N) coll_##N(teams[cur]);
+#define CALL_COLL(T, N)                                                                            \
+    if (test_keep(#N)) coll_##N(teams[cur]);
         COLL_TYPES(CALL_COLL)
         reductions(teams[cur]);
         shmem_barrier_all();

@@ -1,4 +1,4 @@
-// np: 1 2 3 4 8
+// np: 1 2 3 4
 /* Teams: SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED (my_pe, n_pes, translate_pe, get_config);
  * shmem_team_split_strided for several start/stride/size (all, even PEs, odd PEs, PEs 1..n-1,
  * size 1, stride 3) checked from members (team_my_pe, team_n_pes, translate_pe both ways, a

@@ -1,0 +1,192 @@
+// np: 1 2 3 4
+/* Misuse is reported, not fatal. Before shmem_init, routines (my_pe, n_pes, malloc, p, g, put,
+ * atomics, barrier_all, quiet) print a message that names the routine and says to call
+ * shmem_init, return harmlessly and do not crash. After shmem_init: a put, get or atomic on a
+ * non-symmetric address (a stack variable, malloc'd memory) or to a PE out of range prints a
+ * message naming the routine and the unit (PE), and changes nothing anywhere; the program goes
+ * on. After shmem_finalize, the same for shmem_my_pe. Each message is captured from this
+ * process's own stderr (fd 2 redirected to a temporary file around the call). */
+#include "shmem_testlib.h"
+
+static int saved_fd = -1;
+static FILE *cap;
+static char text[16384];
+
+static void cap_begin(void) {
+    fflush(stderr);
+    cap = tmpfile();
+    if (!cap) {
+        perror("tmpfile");
+        exit(2);
+    }
+    saved_fd = dup(2);
+    dup2(fileno(cap), 2);
+}
+
+static const char *cap_end(void) {
+    fflush(stderr);
+    dup2(saved_fd, 2);
+    close(saved_fd);
+    rewind(cap);
+    size_t n = fread(text, 1, sizeof text - 1, cap);
+    text[n] = '\0';
+    fclose(cap);
+    return text;
+}
+
+/* The captured text names the routine, and (when unit >= 0) the unit, and contains extra. */
+static void expect(const char *what, const char *routine, int unit, const char *extra) {
+    char unit_text[32];
+    snprintf(unit_text, sizeof unit_text, "unit %d", unit);
+    CHECK(strstr(text, routine) != NULL, "%s: the message does not name %s: \"%s\"", what, routine,
+          text);
+    if (unit >= 0)
+        CHECK(strstr(text, unit_text) != NULL,
+              "%s: the message does not name the unit (%s): \"%s\"", what, unit_text, text);
+    if (extra)
+        CHECK(strstr(text, extra) != NULL, "%s: the message does not say \"%s\": \"%s\"", what,
+              extra, text);
+}
+
+int g_target[4] = {5, 6, 7, 8};
+
+static void before_init(void) {
+    int v;
+    cap_begin();
+    v = shmem_my_pe();
+    cap_end();
+    expect("shmem_my_pe before init", "shmem_my_pe", -1, "shmem_init");
+    CHECK(v < 0, "shmem_my_pe before init returned %d", v);
+    cap_begin();
+    v = shmem_n_pes();
+    cap_end();
+    expect("shmem_n_pes before init", "shmem_n_pes", -1, "shmem_init");
+    CHECK(v < 0, "shmem_n_pes before init returned %d", v);
+    cap_begin();
+    void *p = shmem_malloc(64);
+    cap_end();
+    expect("shmem_malloc before init", "shmem_malloc", -1, "shmem_init");
+    CHECK(p == NULL, "shmem_malloc before init returned %p", p);
+    cap_begin();
+    shmem_int_p(&g_target[0], 1, 0);
+    cap_end();
+    expect("shmem_int_p before init", "shmem_int_p", -1, "shmem_init");
+    cap_begin();
+    int src[2] = {1, 2};
+    shmem_int_put(g_target, src, 2, 0);
+    cap_end();
+    expect("shmem_int_put before init", "shmem_int_put", -1, "shmem_init");
+    cap_begin();
+    v = shmem_int_g(&g_target[1], 0);
+    cap_end();
+    expect("shmem_int_g before init", "shmem_int_g", -1, "shmem_init");
+    cap_begin();
+    shmem_int_atomic_add(&g_target[2], 1, 0);
+    cap_end();
+    expect("shmem_int_atomic_add before init", "shmem_int_atomic_add", -1, "shmem_init");
+    cap_begin();
+    shmem_barrier_all();
+    cap_end();
+    expect("shmem_barrier_all before init", "shmem_barrier_all", -1, "shmem_init");
+    cap_begin();
+    shmem_quiet();
+    cap_end();
+    expect("shmem_quiet before init", "shmem_quiet", -1, "shmem_init");
+    CHECK(g_target[0] == 5 && g_target[1] == 6 && g_target[2] == 7,
+          "a call before init changed memory: %d %d %d", g_target[0], g_target[1], g_target[2]);
+}
+
+int main(void) {
+    before_init();
+    long early_failures = t_failures;
+    test_init();
+    t_failures = early_failures;
+    const int right = test_right();
+
+    int *sym = shmem_malloc(8 * sizeof(int));
+    REQUIRE(sym, "allocation");
+    for (int i = 0; i < 8; i++) sym[i] = 100 + i;
+    int stack_buf[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    int *priv = malloc(8 * sizeof(int));
+    for (int i = 0; i < 8; i++) priv[i] = 50 + i;
+    const int junk[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
+    shmem_barrier_all();
+
+    /* A put to a stack address. */
+    cap_begin();
+    shmem_int_put(stack_buf, junk, 8, right);
+    cap_end();
+    expect("put to a stack address", "shmem_int_put", t_me, NULL);
+    /* A put to malloc'd (not symmetric) memory. */
+    cap_begin();
+    shmem_int_put(priv, junk, 8, right);
+    cap_end();
+    expect("put to malloc'd memory", "shmem_int_put", t_me, NULL);
+    /* A put to a PE out of range, either side. */
+    cap_begin();
+    shmem_int_put(sym, junk, 8, t_np);
+    cap_end();
+    expect("put to PE n_pes", "shmem_int_put", t_me, NULL);
+    cap_begin();
+    shmem_putmem(sym, junk, 8, -1);
+    cap_end();
+    expect("putmem to PE -1", "shmem_putmem", t_me, NULL);
+    cap_begin();
+    shmem_int_p(&sym[1], -1, t_np + 5);
+    cap_end();
+    expect("p to PE n_pes + 5", "shmem_int_p", t_me, NULL);
+    /* A get from PE out of range, a get of a stack address. */
+    int got[8] = {0};
+    cap_begin();
+    shmem_int_get(got, sym, 8, t_np);
+    cap_end();
+    expect("get from PE n_pes", "shmem_int_get", t_me, NULL);
+    cap_begin();
+    shmem_int_get(got, stack_buf, 8, right);
+    cap_end();
+    expect("get of a stack address", "shmem_int_get", t_me, NULL);
+    /* Atomics: a stack address, a PE out of range. */
+    cap_begin();
+    shmem_int_atomic_add(&stack_buf[0], 1, right);
+    cap_end();
+    expect("atomic_add on a stack address", "shmem_int_atomic_add", t_me, NULL);
+    cap_begin();
+    int f = shmem_int_atomic_fetch_inc(&sym[2], t_np);
+    cap_end();
+    expect("atomic_fetch_inc on PE n_pes", "shmem_int_atomic_fetch_inc", t_me, NULL);
+    (void)f;
+    /* Nonblocking: the error is reported at the call, the quiet has nothing to complete. */
+    cap_begin();
+    shmem_int_put_nbi(stack_buf, junk, 8, right);
+    shmem_quiet();
+    cap_end();
+    expect("put_nbi to a stack address", "shmem_int_put_nbi", t_me, NULL);
+
+    /* Nothing changed anywhere; and the library still works. */
+    shmem_barrier_all();
+    for (int i = 0; i < 8; i++) {
+        CHECK(sym[i] == 100 + i, "sym[%d] changed to %d", i, sym[i]);
+        CHECK(stack_buf[i] == i + 1, "stack_buf[%d] changed to %d", i, stack_buf[i]);
+        CHECK(priv[i] == 50 + i, "priv[%d] changed to %d", i, priv[i]);
+        CHECK(got[i] == 0, "got[%d] changed to %d", i, got[i]);
+    }
+    shmem_barrier_all();
+    shmem_int_p(&sym[0], 1000 + t_me, right);
+    shmem_barrier_all();
+    CHECK(sym[0] == 1000 + test_left(), "a put after the errors: %d", sym[0]);
+    free(priv);
+    shmem_free(sym);
+
+    int me = t_me;
+    int rc = test_end("test_shmem_errors");
+    /* After shmem_finalize. */
+    cap_begin();
+    int v = shmem_my_pe();
+    cap_end();
+    t_me = me;
+    long before = t_failures;
+    expect("shmem_my_pe after finalize", "shmem_my_pe", -1, "shmem_init");
+    CHECK(v < 0, "shmem_my_pe after finalize returned %d", v);
+    if (t_failures != before) rc = 1;
+    return rc;
+}
