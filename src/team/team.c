@@ -247,6 +247,62 @@ shoal_err_t shoal_team_create(shoal_team_t parent, shoal_group_t group, shoal_te
     return SHOAL_OK;
 }
 
+/* The tag of MPI_Comm_create_group for shoal__team_create_members (calls are issued one at a time
+ * per unit, as every collective; disjoint sets may create theirs at the same time). */
+#define CREATE_MEMBERS_TAG 0x5348
+
+shoal_err_t shoal__team_create_members(const shoal_unit_t *units, int32_t n, shoal_team_t *team) {
+    if (!shoal__rt.initialized) return shoal__fail(SHOAL_ERR_NOT_INIT, "Shoal is not initialised");
+    if (!units || !team || n < 1 || n > shoal__rt.nunits)
+        return shoal__fail(SHOAL_ERR_INVAL, "a team of %d units out of %d (or a NULL argument)",
+                           (int)n, (int)shoal__rt.nunits);
+    /* Checked locally, alike on every listed unit (they pass the same list): before the first
+     * collective step, so a bad list fails everywhere without a hang. */
+    int *ranks = malloc((size_t)n * sizeof *ranks);
+    unsigned char *seen = calloc((size_t)shoal__rt.nunits, 1);
+    if (!ranks || !seen) {
+        free(ranks);
+        free(seen);
+        return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
+    }
+    shoal_err_t err = SHOAL_OK;
+    int me_in = 0;
+    for (int32_t i = 0; i < n && err == SHOAL_OK; i++) {
+        if (units[i] < 0 || units[i] >= shoal__rt.nunits)
+            err = shoal__fail(SHOAL_ERR_UNIT, "unit %d out of range 0..%d", (int)units[i],
+                              (int)shoal__rt.nunits - 1);
+        else if (seen[units[i]]++)
+            err = shoal__fail(SHOAL_ERR_INVAL, "unit %d is listed twice", (int)units[i]);
+        else
+            ranks[i] = (int)units[i]; /* world ranks are absolute ids */
+        me_in |= units[i] == shoal__rt.myid;
+    }
+    free(seen);
+    if (err == SHOAL_OK && !me_in)
+        err = shoal__fail(SHOAL_ERR_UNIT, "the calling unit %d is not among the %d units listed",
+                          (int)shoal__rt.myid, (int)n);
+    if (err != SHOAL_OK) {
+        free(ranks);
+        return err;
+    }
+    MPI_Group world_group = MPI_GROUP_NULL, group = MPI_GROUP_NULL;
+    MPI_Comm comm = MPI_COMM_NULL;
+    int rc = MPI_Comm_group(shoal__rt.world, &world_group);
+    if (rc == MPI_SUCCESS) rc = MPI_Group_incl(world_group, (int)n, ranks, &group);
+    free(ranks);
+    /* Collective over the group only: the units outside it are not involved. */
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Comm_create_group(shoal__rt.world, group, CREATE_MEMBERS_TAG, &comm);
+    if (group != MPI_GROUP_NULL) MPI_Group_free(&group);
+    if (world_group != MPI_GROUP_NULL) MPI_Group_free(&world_group);
+    if (rc != MPI_SUCCESS) return shoal__mpi_fail(rc, "MPI_Comm_create_group");
+    /* From here on every step (and every create hook) is collective over comm alone. */
+    team_t *t = NULL;
+    SHOAL_TRY(team_from_comm(comm, SHOAL_TEAM_ALL, -1, &t));
+    *team = t->id;
+    return SHOAL_OK;
+}
+
 shoal_err_t shoal_team_split(shoal_team_t parent, int colour, shoal_team_t *team) {
     SHOAL_ENTER("shoal_team_split");
     team_t *p = NULL;
@@ -350,6 +406,11 @@ shoal_err_t shoal_team_unit_g2l(shoal_team_t team, shoal_unit_t absolute, shoal_
     return SHOAL_OK;
 }
 
+static int cmp_unit(const void *a, const void *b) {
+    shoal_unit_t x = *(const shoal_unit_t *)a, y = *(const shoal_unit_t *)b;
+    return (x > y) - (x < y);
+}
+
 shoal_err_t shoal_team_get_group(shoal_team_t team, shoal_group_t *group) {
     SHOAL_ENTER("shoal_team_get_group");
     team_t *t = NULL;
@@ -363,5 +424,7 @@ shoal_err_t shoal_team_get_group(shoal_team_t team, shoal_group_t *group) {
         free(g);
         return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
     }
+    /* A group ascends; a team made by shoal__team_create_members may list its units otherwise. */
+    qsort(g->units, (size_t)g->size, sizeof *g->units, cmp_unit);
     return shoal__group_publish(g, group);
 }

@@ -13,7 +13,7 @@ struct shoal_lock;
 typedef struct team {
     shoal_team_t id;
     shoal_team_t parent;
-    MPI_Comm comm;      /* members ordered by absolute id */
+    MPI_Comm comm;      /* members ordered by absolute id (shoal__team_create_members: as listed) */
     MPI_Comm node_comm; /* the members on my node */
     MPI_Win win;        /* dynamic window: every segment of the team attaches its part here */
     int32_t size;
@@ -56,6 +56,14 @@ typedef struct {
 } team_hooks_t;
 #define SHOAL_TEAM_HOOKS_MAX 8
 void shoal__team_hooks_register(const team_hooks_t *hooks);
+
+/* A team of exactly the units listed, in that order (team-relative id i is units[i], which need not
+ * ascend), made collectively by those units only: MPI_Comm_create_group on the world communicator,
+ * so no other unit takes part. Every listed unit passes the same list (not checked: a different
+ * list is erroneous, as for MPI_Comm_create_group); the caller must be in it. Its parent is
+ * SHOAL_TEAM_ALL. For layers above whose sets the rest of a parent does not call for (OpenSHMEM's
+ * active sets) or whose order is not ascending (OpenSHMEM strided splits with negative strides). */
+shoal_err_t shoal__team_create_members(const shoal_unit_t *units, int32_t n, shoal_team_t *team);
 
 /* Builds the all-units team (id 0) at init, and tears every team down at finalize. */
 shoal_err_t shoal__teams_init(void);
