@@ -216,6 +216,7 @@ int main(void) {
     for (int k = 0; k < 4; k++) {
         set = sets[k];
         if (set.size < 1) continue;
+        if (test_light() && (k == 0 || k == 3)) continue; /* each set costs a team */
         member = t_me >= set.start && ((t_me - set.start) & ((1 << set.logstride) - 1)) == 0 &&
                  ((t_me - set.start) >> set.logstride) < set.size;
         idx = member ? (t_me - set.start) >> set.logstride : -1;

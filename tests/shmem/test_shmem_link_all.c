@@ -17,40 +17,46 @@ typedef void (*fn_t)(void);
     F(shmem_ctx_##N##_put)                                                                         \
     F(shmem_##N##_get)                                                                             \
     F(shmem_ctx_##N##_get)                                                                         \
-    F(shmem_##N##_p) F(shmem_ctx_##N##_p) F(shmem_##N##_g) F(shmem_ctx_##N##_g)                    \
-        F(shmem_##N##_iput) F(shmem_ctx_##N##_iput) F(shmem_##N##_iget) F(shmem_ctx_##N##_iget)    \
-            F(shmem_##N##_put_nbi) F(shmem_ctx_##N##_put_nbi) F(shmem_##N##_get_nbi)               \
-                F(shmem_ctx_##N##_get_nbi) F(shmem_##N##_put_signal) F(shmem_ctx_##N##_put_signal) \
+    F(shmem_##N##_p)                                                                               \
+    F(shmem_ctx_##N##_p)                                                                           \
+    F(shmem_##N##_g) F(shmem_ctx_##N##_g) F(shmem_##N##_iput) F(shmem_ctx_##N##_iput)              \
+        F(shmem_##N##_iget) F(shmem_ctx_##N##_iget) F(shmem_##N##_put_nbi)                         \
+            F(shmem_ctx_##N##_put_nbi) F(shmem_##N##_get_nbi) F(shmem_ctx_##N##_get_nbi)           \
+                F(shmem_##N##_put_signal) F(shmem_ctx_##N##_put_signal)                            \
                     F(shmem_##N##_put_signal_nbi) F(shmem_ctx_##N##_put_signal_nbi)
 #define L_RMA_SIZED(S)                                                                             \
     F(shmem_put##S)                                                                                \
     F(shmem_ctx_put##S)                                                                            \
     F(shmem_get##S)                                                                                \
     F(shmem_ctx_get##S)                                                                            \
-    F(shmem_iput##S) F(shmem_ctx_iput##S) F(shmem_iget##S) F(shmem_ctx_iget##S)                    \
-        F(shmem_put##S##_nbi) F(shmem_ctx_put##S##_nbi) F(shmem_get##S##_nbi)                      \
-            F(shmem_ctx_get##S##_nbi) F(shmem_put##S##_signal) F(shmem_ctx_put##S##_signal)        \
-                F(shmem_put##S##_signal_nbi) F(shmem_ctx_put##S##_signal_nbi)
+    F(shmem_iput##S)                                                                               \
+    F(shmem_ctx_iput##S)                                                                           \
+    F(shmem_iget##S) F(shmem_ctx_iget##S) F(shmem_put##S##_nbi) F(shmem_ctx_put##S##_nbi)          \
+        F(shmem_get##S##_nbi) F(shmem_ctx_get##S##_nbi) F(shmem_put##S##_signal)                   \
+            F(shmem_ctx_put##S##_signal) F(shmem_put##S##_signal_nbi)                              \
+                F(shmem_ctx_put##S##_signal_nbi)
 /* AMOs */
 #define L_AMO_EXT(T, N)                                                                            \
     F(shmem_##N##_atomic_fetch)                                                                    \
     F(shmem_ctx_##N##_atomic_fetch)                                                                \
     F(shmem_##N##_atomic_set)                                                                      \
     F(shmem_ctx_##N##_atomic_set)                                                                  \
-    F(shmem_##N##_atomic_swap) F(shmem_ctx_##N##_atomic_swap) F(shmem_##N##_atomic_fetch_nbi)      \
-        F(shmem_ctx_##N##_atomic_fetch_nbi) F(shmem_##N##_atomic_swap_nbi)                         \
-            F(shmem_ctx_##N##_atomic_swap_nbi)
+    F(shmem_##N##_atomic_swap)                                                                     \
+    F(shmem_ctx_##N##_atomic_swap)                                                                 \
+    F(shmem_##N##_atomic_fetch_nbi) F(shmem_ctx_##N##_atomic_fetch_nbi)                            \
+        F(shmem_##N##_atomic_swap_nbi) F(shmem_ctx_##N##_atomic_swap_nbi)
 #define L_AMO_STD(T, N)                                                                            \
     F(shmem_##N##_atomic_compare_swap)                                                             \
     F(shmem_ctx_##N##_atomic_compare_swap)                                                         \
     F(shmem_##N##_atomic_fetch_inc)                                                                \
     F(shmem_ctx_##N##_atomic_fetch_inc)                                                            \
-    F(shmem_##N##_atomic_inc) F(shmem_ctx_##N##_atomic_inc) F(shmem_##N##_atomic_fetch_add)        \
-        F(shmem_ctx_##N##_atomic_fetch_add) F(shmem_##N##_atomic_add)                              \
-            F(shmem_ctx_##N##_atomic_add) F(shmem_##N##_atomic_compare_swap_nbi)                   \
-                F(shmem_ctx_##N##_atomic_compare_swap_nbi) F(shmem_##N##_atomic_fetch_inc_nbi)     \
-                    F(shmem_ctx_##N##_atomic_fetch_inc_nbi) F(shmem_##N##_atomic_fetch_add_nbi)    \
-                        F(shmem_ctx_##N##_atomic_fetch_add_nbi)
+    F(shmem_##N##_atomic_inc)                                                                      \
+    F(shmem_ctx_##N##_atomic_inc)                                                                  \
+    F(shmem_##N##_atomic_fetch_add) F(shmem_ctx_##N##_atomic_fetch_add) F(shmem_##N##_atomic_add)  \
+        F(shmem_ctx_##N##_atomic_add) F(shmem_##N##_atomic_compare_swap_nbi)                       \
+            F(shmem_ctx_##N##_atomic_compare_swap_nbi) F(shmem_##N##_atomic_fetch_inc_nbi)         \
+                F(shmem_ctx_##N##_atomic_fetch_inc_nbi) F(shmem_##N##_atomic_fetch_add_nbi)        \
+                    F(shmem_ctx_##N##_atomic_fetch_add_nbi)
 #define L_AMO_BIT_OP(N, OP)                                                                        \
     F(shmem_##N##_atomic_fetch_##OP)                                                               \
     F(shmem_ctx_##N##_atomic_fetch_##OP)                                                           \
@@ -64,10 +70,11 @@ typedef void (*fn_t)(void);
     F(shmem_##N##_wait_until_all)                                                                  \
     F(shmem_##N##_wait_until_any)                                                                  \
     F(shmem_##N##_wait_until_some)                                                                 \
-    F(shmem_##N##_wait_until_all_vector) F(shmem_##N##_wait_until_any_vector)                      \
-        F(shmem_##N##_wait_until_some_vector) F(shmem_##N##_test) F(shmem_##N##_test_all)          \
-            F(shmem_##N##_test_any) F(shmem_##N##_test_some) F(shmem_##N##_test_all_vector)        \
-                F(shmem_##N##_test_any_vector) F(shmem_##N##_test_some_vector)
+    F(shmem_##N##_wait_until_all_vector)                                                           \
+    F(shmem_##N##_wait_until_any_vector)                                                           \
+    F(shmem_##N##_wait_until_some_vector) F(shmem_##N##_test) F(shmem_##N##_test_all)              \
+        F(shmem_##N##_test_any) F(shmem_##N##_test_some) F(shmem_##N##_test_all_vector)            \
+            F(shmem_##N##_test_any_vector) F(shmem_##N##_test_some_vector)
 /* Collectives */
 #define L_COLL(T, N)                                                                               \
     F(shmem_##N##_broadcast)                                                                       \

@@ -147,14 +147,16 @@ static void check_calloc_align_realloc(void) {
 /* Allocations totalling many times the heap: only possible when freed space is reused. */
 static void check_cycles(void) {
     int ok = 1;
-    const int cycles = test_light() ? 40 : 120; /* 40 x 4..8 MiB: still more than the heap */
+    /* 120 x 4..8 MiB, or (where each collective call is slow) 14 x 12..16 MiB: either way more
+     * than the 128 MiB heap. */
+    const int cycles = test_light() ? 14 : 120;
     for (int c = 0; c < cycles && ok; c++) {
-        size_t big = (size_t)(4 + c % 5) << 20; /* 4..8 MiB */
+        size_t big = (size_t)((test_light() ? 12 : 4) + c % 5) << 20;
         char *a = shmem_malloc(1000 + (size_t)c * 13);
         char *b = shmem_malloc(big);
         ok = CHECK(a && b, "cycle %d: shmem_malloc returned NULL (a %p, b %p)", c, (void *)a,
                    (void *)b);
-        if (ok && c % 20 == 0) {
+        if (ok && c % 7 == 0) {
             shmem_char_p(&b[big - 1], (char)c, test_right());
             shmem_barrier_all();
             ok = CHECK(b[big - 1] == (char)c, "cycle %d: byte %d", c, b[big - 1]);

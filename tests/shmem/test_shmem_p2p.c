@@ -37,124 +37,136 @@ static const unsigned excluded[W_N] = {0x00, 0x04, 0x02, 0x20, 0x04, 0x01, 0x30}
 
 #define DEFINE_P2P(T, N)                                                                           \
     static void p2p_##N(void) {                                                                    \
-        T *iv = shmem_malloc(NV * sizeof(T));                                                      \
-        REQUIRE(iv, "allocation");                                                                 \
+        T *iva = shmem_malloc(W_N * NV * sizeof(T)); /* NV elements for each kind of wait */       \
+        REQUIRE(iva, "allocation");                                                                \
         for (int c = 0; c < NCMP; c++)                                                             \
-            for (int w = 0; w < W_N; w++) {                                                        \
-                const int cmp = cmps[c].cmp;                                                       \
-                const T before = (T)cmps[c].before, after = (T)cmps[c].after;                      \
-                T value = (T)cmps[c].value, values[NV];                                            \
-                int status[NV];                                                                    \
-                size_t idx[NV];                                                                    \
-                /* the vector forms: a different comparison value per element, same meaning */     \
-                for (int i = 0; i < NV; i++) {                                                     \
-                    iv[i] = before;                                                                \
-                    status[i] = (excluded[w] >> i) & 1 ? 1 + i : 0;                                \
-                    values[i] = value;                                                             \
-                }                                                                                  \
-                for (int i = 0; i < NV; i++) /* other values with the same truth */                \
-                    values[i] = cmp == SHMEM_CMP_GT   ? (T)(i % 5)                                 \
-                                : cmp == SHMEM_CMP_GE ? (T)(1 + i % 5)                             \
-                                : cmp == SHMEM_CMP_LT ? (T)(6 + i % 5)                             \
-                                : cmp == SHMEM_CMP_LE ? (T)(5 + i % 5)                             \
-                                                      : value;                                     \
-                /* Not yet: every test form says so. */                                            \
-                CHECK(shmem_##N##_test(&iv[0], cmp, value) == 0, "%s %s: test true before", #N,    \
-                      cmps[c].name);                                                               \
-                CHECK(shmem_##N##_test_all(iv, NV, status, cmp, value) == 0,                       \
-                      "%s %s: test_all true before", #N, cmps[c].name);                            \
-                CHECK(shmem_##N##_test_any(iv, NV, status, cmp, value) == SIZE_MAX,                \
-                      "%s %s: test_any found something before", #N, cmps[c].name);                 \
-                CHECK(shmem_##N##_test_some(iv, NV, idx, status, cmp, value) == 0,                 \
-                      "%s %s: test_some found something before", #N, cmps[c].name);                \
-                CHECK(shmem_##N##_test_all_vector(iv, NV, status, cmp, values) == 0,               \
-                      "%s %s: test_all_vector true before", #N, cmps[c].name);                     \
-                CHECK(shmem_##N##_test_any_vector(iv, NV, status, cmp, values) == SIZE_MAX,        \
-                      "%s %s: test_any_vector found something before", #N, cmps[c].name);          \
-                CHECK(shmem_##N##_test_some_vector(iv, NV, idx, status, cmp, values) == 0,         \
-                      "%s %s: test_some_vector found something before", #N, cmps[c].name);         \
-                shmem_barrier_all();                                                               \
-                /* The left neighbour changes my elements of changed[w]; I change my right's. */   \
-                for (int i = 0; i < NV; i++)                                                       \
-                    if ((changed[w] >> i) & 1) shmem_##N##_p(&iv[i], after, test_right());         \
-                size_t r = 0, found = 0;                                                           \
-                unsigned seen = 0;                                                                 \
-                switch (w) {                                                                       \
-                case W_ONE:                                                                        \
-                    shmem_##N##_wait_until(&iv[0], cmp, value);                                    \
-                    seen = 1;                                                                      \
-                    break;                                                                         \
-                case W_ALL:                                                                        \
-                    shmem_##N##_wait_until_all(iv, NV, status, cmp, value);                        \
-                    break;                                                                         \
-                case W_ALL_V:                                                                      \
-                    shmem_##N##_wait_until_all_vector(iv, NV, status, cmp, values);                \
-                    break;                                                                         \
-                case W_ANY:                                                                        \
-                case W_ANY_V:                                                                      \
-                    r = w == W_ANY                                                                 \
-                            ? shmem_##N##_wait_until_any(iv, NV, status, cmp, value)               \
-                            : shmem_##N##_wait_until_any_vector(iv, NV, status, cmp, values);      \
-                    if (CHECK(r < NV && ((changed[w] >> r) & 1), "%s %s %s returned %zu", #N,      \
-                              cmps[c].name, wname[w], r))                                          \
-                        seen |= 1u << r;                                                           \
-                    break;                                                                         \
-                case W_SOME:                                                                       \
-                case W_SOME_V:                                                                     \
-                    /* until both changed elements are reported (exclude those already seen) */    \
-                    while ((seen & changed[w]) != changed[w]) {                                    \
-                        int st[NV];                                                                \
-                        for (int i = 0; i < NV; i++) st[i] = status[i] || ((seen >> i) & 1);       \
-                        r = w == W_SOME ? shmem_##N##_wait_until_some(iv, NV, idx, st, cmp, value) \
-                                        : shmem_##N##_wait_until_some_vector(iv, NV, idx, st, cmp, \
-                                                                             values);              \
-                        if (!CHECK(r >= 1 && r <= NV, "%s %s %s returned %zu", #N, cmps[c].name,   \
-                                   wname[w], r))                                                   \
-                            break;                                                                 \
-                        for (size_t k = 0; k < r; k++) {                                           \
-                            if (!CHECK(idx[k] < NV && ((changed[w] >> idx[k]) & 1) &&              \
-                                           !((seen >> idx[k]) & 1),                                \
-                                       "%s %s %s: index %zu (excluded, unchanged or seen)", #N,    \
-                                       cmps[c].name, wname[w], idx[k]))                            \
-                                break;                                                             \
-                            seen |= 1u << idx[k];                                                  \
-                            found++;                                                               \
-                        }                                                                          \
-                        if (found > NV) break;                                                     \
+            for (int ph = 0; ph < 3; ph++) {      /* 0: reset, test; 1: change; 2: wait, test */   \
+                if (ph == 1) shmem_barrier_all(); /* everyone has reset and tested */              \
+                for (int w = 0; w < W_N; w++) {                                                    \
+                    T *iv = &iva[w * NV];                                                          \
+                    const int cmp = cmps[c].cmp;                                                   \
+                    const T before = (T)cmps[c].before, after = (T)cmps[c].after;                  \
+                    T value = (T)cmps[c].value, values[NV];                                        \
+                    int status[NV];                                                                \
+                    size_t idx[NV];                                                                \
+                    /* the vector forms: a different comparison value per element, same meaning */ \
+                    for (int i = 0; i < NV; i++) {                                                 \
+                        if (ph == 0) iv[i] = before;                                               \
+                        status[i] = (excluded[w] >> i) & 1 ? 1 + i : 0;                            \
+                        values[i] = value;                                                         \
                     }                                                                              \
-                    break;                                                                         \
+                    for (int i = 0; i < NV; i++) /* other values with the same truth */            \
+                        values[i] = cmp == SHMEM_CMP_GT   ? (T)(i % 5)                             \
+                                    : cmp == SHMEM_CMP_GE ? (T)(1 + i % 5)                         \
+                                    : cmp == SHMEM_CMP_LT ? (T)(6 + i % 5)                         \
+                                    : cmp == SHMEM_CMP_LE ? (T)(5 + i % 5)                         \
+                                                          : value;                                 \
+                    if (ph == 0) { /* Not yet: every test form says so. */                         \
+                        CHECK(shmem_##N##_test(&iv[0], cmp, value) == 0,                           \
+                              "%s %s: test true before", #N, cmps[c].name);                        \
+                        CHECK(shmem_##N##_test_all(iv, NV, status, cmp, value) == 0,               \
+                              "%s %s: test_all true before", #N, cmps[c].name);                    \
+                        CHECK(shmem_##N##_test_any(iv, NV, status, cmp, value) == SIZE_MAX,        \
+                              "%s %s: test_any found something before", #N, cmps[c].name);         \
+                        CHECK(shmem_##N##_test_some(iv, NV, idx, status, cmp, value) == 0,         \
+                              "%s %s: test_some found something before", #N, cmps[c].name);        \
+                        CHECK(shmem_##N##_test_all_vector(iv, NV, status, cmp, values) == 0,       \
+                              "%s %s: test_all_vector true before", #N, cmps[c].name);             \
+                        CHECK(shmem_##N##_test_any_vector(iv, NV, status, cmp, values) ==          \
+                                  SIZE_MAX,                                                        \
+                              "%s %s: test_any_vector found something before", #N, cmps[c].name);  \
+                        CHECK(shmem_##N##_test_some_vector(iv, NV, idx, status, cmp, values) == 0, \
+                              "%s %s: test_some_vector found something before", #N, cmps[c].name); \
+                        continue;                                                                  \
+                    }                                                                              \
+                    if (ph == 1) { /* The left neighbour changes my elements of changed[w]. */     \
+                        for (int i = 0; i < NV; i++)                                               \
+                            if ((changed[w] >> i) & 1) shmem_##N##_p(&iv[i], after, test_right()); \
+                        continue;                                                                  \
+                    }                                                                              \
+                    /* ph 2: wait, then test. (The next reset is safe without a barrier: every     \
+                     * change the left neighbour makes to my variables has been seen by a wait.)   \
+                     */                                                                            \
+                    size_t r = 0, found = 0;                                                       \
+                    unsigned seen = 0;                                                             \
+                    switch (w) {                                                                   \
+                    case W_ONE:                                                                    \
+                        shmem_##N##_wait_until(&iv[0], cmp, value);                                \
+                        seen = 1;                                                                  \
+                        break;                                                                     \
+                    case W_ALL:                                                                    \
+                        shmem_##N##_wait_until_all(iv, NV, status, cmp, value);                    \
+                        break;                                                                     \
+                    case W_ALL_V:                                                                  \
+                        shmem_##N##_wait_until_all_vector(iv, NV, status, cmp, values);            \
+                        break;                                                                     \
+                    case W_ANY:                                                                    \
+                    case W_ANY_V:                                                                  \
+                        r = w == W_ANY                                                             \
+                                ? shmem_##N##_wait_until_any(iv, NV, status, cmp, value)           \
+                                : shmem_##N##_wait_until_any_vector(iv, NV, status, cmp, values);  \
+                        if (CHECK(r < NV && ((changed[w] >> r) & 1), "%s %s %s returned %zu", #N,  \
+                                  cmps[c].name, wname[w], r))                                      \
+                            seen |= 1u << r;                                                       \
+                        break;                                                                     \
+                    case W_SOME:                                                                   \
+                    case W_SOME_V:                                                                 \
+                        /* until both changed elements are reported (exclude those already seen)   \
+                         */                                                                        \
+                        while ((seen & changed[w]) != changed[w]) {                                \
+                            int st[NV];                                                            \
+                            for (int i = 0; i < NV; i++) st[i] = status[i] || ((seen >> i) & 1);   \
+                            r = w == W_SOME                                                        \
+                                    ? shmem_##N##_wait_until_some(iv, NV, idx, st, cmp, value)     \
+                                    : shmem_##N##_wait_until_some_vector(iv, NV, idx, st, cmp,     \
+                                                                         values);                  \
+                            if (!CHECK(r >= 1 && r <= NV, "%s %s %s returned %zu", #N,             \
+                                       cmps[c].name, wname[w], r))                                 \
+                                break;                                                             \
+                            for (size_t k = 0; k < r; k++) {                                       \
+                                if (!CHECK(idx[k] < NV && ((changed[w] >> idx[k]) & 1) &&          \
+                                               !((seen >> idx[k]) & 1),                            \
+                                           "%s %s %s: index %zu (excluded, unchanged or seen)",    \
+                                           #N, cmps[c].name, wname[w], idx[k]))                    \
+                                    break;                                                         \
+                                seen |= 1u << idx[k];                                              \
+                                found++;                                                           \
+                            }                                                                      \
+                            if (found > NV) break;                                                 \
+                        }                                                                          \
+                        break;                                                                     \
+                    }                                                                              \
+                    /* What the wait promised is true now. */                                      \
+                    const unsigned must = w == W_ALL || w == W_ALL_V ? changed[w] : seen;          \
+                    for (int i = 0; i < NV; i++)                                                   \
+                        if ((must >> i) & 1)                                                       \
+                            CHECK(iv[i] == after, "%s %s %s: element %d is %lld after the wait",   \
+                                  #N, cmps[c].name, wname[w], i, (long long)iv[i]);                \
+                    CHECK(shmem_##N##_test(&iv[(w == W_ONE) ? 0 : __builtin_ctz(changed[w])], cmp, \
+                                           value) == 1,                                            \
+                          "%s %s: test false after", #N, cmps[c].name);                            \
+                    CHECK(shmem_##N##_test_all(iv, NV, status, cmp, value) ==                      \
+                              ((changed[w] | excluded[w]) == 0x3F),                                \
+                          "%s %s %s: test_all", #N, cmps[c].name, wname[w]);                       \
+                    size_t a = shmem_##N##_test_any(iv, NV, status, cmp, value);                   \
+                    CHECK(a < NV && ((changed[w] >> a) & 1) && !((excluded[w] >> a) & 1),          \
+                          "%s %s %s: test_any after gave %zu", #N, cmps[c].name, wname[w], a);     \
+                    size_t s = shmem_##N##_test_some(iv, NV, idx, status, cmp, value);             \
+                    CHECK(s == (size_t)__builtin_popcount(changed[w]),                             \
+                          "%s %s %s: test_some gave %zu", #N, cmps[c].name, wname[w], s);          \
+                    a = shmem_##N##_test_any_vector(iv, NV, status, cmp, values);                  \
+                    CHECK(a < NV && ((changed[w] >> a) & 1),                                       \
+                          "%s %s: test_any_vector after gave %zu", #N, cmps[c].name, a);           \
+                    s = shmem_##N##_test_some_vector(iv, NV, idx, status, cmp, values);            \
+                    CHECK(s == (size_t)__builtin_popcount(changed[w]),                             \
+                          "%s %s: test_some_vector gave %zu", #N, cmps[c].name, s);                \
+                    CHECK(shmem_##N##_test_all_vector(iv, NV, status, cmp, values) ==              \
+                              ((changed[w] | excluded[w]) == 0x3F),                                \
+                          "%s %s %s: test_all_vector", #N, cmps[c].name, wname[w]);                \
                 }                                                                                  \
-                /* What the wait promised is true now. */                                          \
-                const unsigned must = w == W_ALL || w == W_ALL_V ? changed[w] : seen;              \
-                for (int i = 0; i < NV; i++)                                                       \
-                    if ((must >> i) & 1)                                                           \
-                        CHECK(iv[i] == after, "%s %s %s: element %d is %lld after the wait", #N,   \
-                              cmps[c].name, wname[w], i, (long long)iv[i]);                        \
-                shmem_barrier_all(); /* every change has arrived */                                \
-                CHECK(shmem_##N##_test(&iv[(w == W_ONE) ? 0 : __builtin_ctz(changed[w])], cmp,     \
-                                       value) == 1,                                                \
-                      "%s %s: test false after", #N, cmps[c].name);                                \
-                CHECK(shmem_##N##_test_all(iv, NV, status, cmp, value) ==                          \
-                          ((changed[w] | excluded[w]) == 0x3F),                                    \
-                      "%s %s %s: test_all", #N, cmps[c].name, wname[w]);                           \
-                size_t a = shmem_##N##_test_any(iv, NV, status, cmp, value);                       \
-                CHECK(a < NV && ((changed[w] >> a) & 1) && !((excluded[w] >> a) & 1),              \
-                      "%s %s %s: test_any after gave %zu", #N, cmps[c].name, wname[w], a);         \
-                size_t s = shmem_##N##_test_some(iv, NV, idx, status, cmp, value);                 \
-                CHECK(s == (size_t)__builtin_popcount(changed[w]), "%s %s %s: test_some gave %zu", \
-                      #N, cmps[c].name, wname[w], s);                                              \
-                a = shmem_##N##_test_any_vector(iv, NV, status, cmp, values);                      \
-                CHECK(a < NV && ((changed[w] >> a) & 1), "%s %s: test_any_vector after gave %zu",  \
-                      #N, cmps[c].name, a);                                                        \
-                s = shmem_##N##_test_some_vector(iv, NV, idx, status, cmp, values);                \
-                CHECK(s == (size_t)__builtin_popcount(changed[w]),                                 \
-                      "%s %s: test_some_vector gave %zu", #N, cmps[c].name, s);                    \
-                CHECK(shmem_##N##_test_all_vector(iv, NV, status, cmp, values) ==                  \
-                          ((changed[w] | excluded[w]) == 0x3F),                                    \
-                      "%s %s %s: test_all_vector", #N, cmps[c].name, wname[w]);                    \
-                shmem_barrier_all(); /* nobody resets before everyone has tested */                \
             }                                                                                      \
-        shmem_free(iv);                                                                            \
+        shmem_barrier_all();                                                                       \
+        shmem_free(iva);                                                                           \
     }
 SHMEM_P2P_TYPES(DEFINE_P2P)
 

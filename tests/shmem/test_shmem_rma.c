@@ -76,111 +76,124 @@ static void layout(int v, ptrdiff_t *ds, ptrdiff_t *ss, size_t *n) {
 #define DEFINE_RMA(T, N)                                                                           \
     static void rma_##N(void) {                                                                    \
         const int right = test_right();                                                            \
-        T *sym = shmem_malloc(SYMN * sizeof(T));                                                   \
-        T loc[SYMN];                                                                               \
-        REQUIRE(sym, "shmem_malloc for " #N);                                                      \
-        for (int v = 0; v < V_N; v++) {                                                            \
-            ptrdiff_t ds, ss;                                                                      \
-            size_t n;                                                                              \
-            layout(v, &ds, &ss, &n);                                                               \
-            const int put = v < V_NPUT;                                                            \
-            /* Puts: sym zeroed, loc the pattern; gets: sym the pattern, loc zeroed. */            \
-            for (int i = 0; i < SYMN; i++) {                                                       \
-                sym[i] = put ? (T)0 : VAL(T, v, t_me, i);                                          \
-                loc[i] = put ? VAL(T, v, t_me, i) : (T)0;                                          \
+        /* Every variant has its own region, so all run between the same two barriers. */          \
+        T *symall = shmem_malloc(V_N * SYMN * sizeof(T));                                          \
+        T locall[V_N * SYMN];                                                                      \
+        REQUIRE(symall, "shmem_malloc for " #N);                                                   \
+        for (int ph = 0; ph < 3; ph++) { /* 0: fill; 1: transfer; 2: check */                      \
+            if (ph > 0) {                                                                          \
+                shmem_ctx_quiet(made); /* the made context's puts complete before the barrier */   \
+                shmem_barrier_all();                                                               \
             }                                                                                      \
-            shmem_barrier_all();                                                                   \
-            switch (v) {                                                                           \
-            case V_PUT:                                                                            \
-                shmem_##N##_put(sym, loc, n, right);                                               \
-                break;                                                                             \
-            case V_CTX_DEF_PUT:                                                                    \
-                shmem_ctx_##N##_put(SHMEM_CTX_DEFAULT, sym, loc, n, right);                        \
-                break;                                                                             \
-            case V_CTX_PUT:                                                                        \
-                shmem_ctx_##N##_put(made, sym, loc, n, right);                                     \
-                break;                                                                             \
-            case V_P:                                                                              \
-                for (size_t i = 0; i < n; i++) shmem_##N##_p(&sym[i], loc[i], right);              \
-                break;                                                                             \
-            case V_CTX_P:                                                                          \
-                for (size_t i = 0; i < n; i++) shmem_ctx_##N##_p(made, &sym[i], loc[i], right);    \
-                break;                                                                             \
-            case V_PUT_NBI:                                                                        \
-                shmem_##N##_put_nbi(sym, loc, n, right);                                           \
-                shmem_quiet();                                                                     \
-                break;                                                                             \
-            case V_CTX_PUT_NBI:                                                                    \
-                shmem_ctx_##N##_put_nbi(made, sym, loc, n, right);                                 \
-                break;                                                                             \
-            case V_IPUT:                                                                           \
-                shmem_##N##_iput(sym, loc, ds, ss, n, right);                                      \
-                break;                                                                             \
-            case V_CTX_IPUT:                                                                       \
-                shmem_ctx_##N##_iput(made, sym, loc, ds, ss, n, right);                            \
-                break;                                                                             \
-            case V_GEN_PUT:                                                                        \
-                shmem_put(sym, loc, n, right);                                                     \
-                break;                                                                             \
-            case V_GEN_P:                                                                          \
-                for (size_t i = 0; i < n; i++) shmem_p(&sym[i], loc[i], right);                    \
-                break;                                                                             \
-            case V_PRIV_PUT:                                                                       \
-                shmem_ctx_##N##_put(priv, sym, loc, n, right);                                     \
-                shmem_ctx_quiet(priv);                                                             \
-                break;                                                                             \
-            case V_GET:                                                                            \
-                shmem_##N##_get(loc, sym, n, right);                                               \
-                break;                                                                             \
-            case V_CTX_DEF_GET:                                                                    \
-                shmem_ctx_##N##_get(SHMEM_CTX_DEFAULT, loc, sym, n, right);                        \
-                break;                                                                             \
-            case V_CTX_GET:                                                                        \
-                shmem_ctx_##N##_get(made, loc, sym, n, right);                                     \
-                break;                                                                             \
-            case V_G:                                                                              \
-                for (size_t i = 0; i < n; i++) loc[i] = shmem_##N##_g(&sym[i], right);             \
-                break;                                                                             \
-            case V_CTX_G:                                                                          \
-                for (size_t i = 0; i < n; i++) loc[i] = shmem_ctx_##N##_g(made, &sym[i], right);   \
-                break;                                                                             \
-            case V_GET_NBI:                                                                        \
-                shmem_##N##_get_nbi(loc, sym, n, right);                                           \
-                shmem_quiet();                                                                     \
-                break;                                                                             \
-            case V_CTX_GET_NBI:                                                                    \
-                shmem_ctx_##N##_get_nbi(made, loc, sym, n, right);                                 \
-                shmem_ctx_quiet(made);                                                             \
-                break;                                                                             \
-            case V_IGET:                                                                           \
-                shmem_##N##_iget(loc, sym, ds, ss, n, right);                                      \
-                break;                                                                             \
-            case V_CTX_IGET:                                                                       \
-                shmem_ctx_##N##_iget(made, loc, sym, ds, ss, n, right);                            \
-                break;                                                                             \
-            case V_GEN_GET:                                                                        \
-                shmem_get(loc, sym, n, right);                                                     \
-                break;                                                                             \
-            case V_GEN_G:                                                                          \
-                for (size_t i = 0; i < n; i++) loc[i] = shmem_g(&sym[i], right);                   \
-                break;                                                                             \
+            for (int v = 0; v < V_N; v++) {                                                        \
+                T *sym = &symall[v * SYMN], *loc = &locall[v * SYMN];                              \
+                ptrdiff_t ds, ss;                                                                  \
+                size_t n;                                                                          \
+                layout(v, &ds, &ss, &n);                                                           \
+                const int put = v < V_NPUT;                                                        \
+                /* Puts: sym zeroed, loc the pattern; gets: sym the pattern, loc zeroed. */        \
+                if (ph == 0) {                                                                     \
+                    for (int i = 0; i < SYMN; i++) {                                               \
+                        sym[i] = put ? (T)0 : VAL(T, v, t_me, i);                                  \
+                        loc[i] = put ? VAL(T, v, t_me, i) : (T)0;                                  \
+                    }                                                                              \
+                    continue;                                                                      \
+                }                                                                                  \
+                if (ph == 1) {                                                                     \
+                    switch (v) {                                                                   \
+                    case V_PUT:                                                                    \
+                        shmem_##N##_put(sym, loc, n, right);                                       \
+                        break;                                                                     \
+                    case V_CTX_DEF_PUT:                                                            \
+                        shmem_ctx_##N##_put(SHMEM_CTX_DEFAULT, sym, loc, n, right);                \
+                        break;                                                                     \
+                    case V_CTX_PUT:                                                                \
+                        shmem_ctx_##N##_put(made, sym, loc, n, right);                             \
+                        break;                                                                     \
+                    case V_P:                                                                      \
+                        for (size_t i = 0; i < n; i++) shmem_##N##_p(&sym[i], loc[i], right);      \
+                        break;                                                                     \
+                    case V_CTX_P:                                                                  \
+                        for (size_t i = 0; i < n; i++)                                             \
+                            shmem_ctx_##N##_p(made, &sym[i], loc[i], right);                       \
+                        break;                                                                     \
+                    case V_PUT_NBI:                                                                \
+                        shmem_##N##_put_nbi(sym, loc, n, right);                                   \
+                        shmem_quiet();                                                             \
+                        break;                                                                     \
+                    case V_CTX_PUT_NBI:                                                            \
+                        shmem_ctx_##N##_put_nbi(made, sym, loc, n, right);                         \
+                        break;                                                                     \
+                    case V_IPUT:                                                                   \
+                        shmem_##N##_iput(sym, loc, ds, ss, n, right);                              \
+                        break;                                                                     \
+                    case V_CTX_IPUT:                                                               \
+                        shmem_ctx_##N##_iput(made, sym, loc, ds, ss, n, right);                    \
+                        break;                                                                     \
+                    case V_GEN_PUT:                                                                \
+                        shmem_put(sym, loc, n, right);                                             \
+                        break;                                                                     \
+                    case V_GEN_P:                                                                  \
+                        for (size_t i = 0; i < n; i++) shmem_p(&sym[i], loc[i], right);            \
+                        break;                                                                     \
+                    case V_PRIV_PUT:                                                               \
+                        shmem_ctx_##N##_put(priv, sym, loc, n, right);                             \
+                        shmem_ctx_quiet(priv);                                                     \
+                        break;                                                                     \
+                    case V_GET:                                                                    \
+                        shmem_##N##_get(loc, sym, n, right);                                       \
+                        break;                                                                     \
+                    case V_CTX_DEF_GET:                                                            \
+                        shmem_ctx_##N##_get(SHMEM_CTX_DEFAULT, loc, sym, n, right);                \
+                        break;                                                                     \
+                    case V_CTX_GET:                                                                \
+                        shmem_ctx_##N##_get(made, loc, sym, n, right);                             \
+                        break;                                                                     \
+                    case V_G:                                                                      \
+                        for (size_t i = 0; i < n; i++) loc[i] = shmem_##N##_g(&sym[i], right);     \
+                        break;                                                                     \
+                    case V_CTX_G:                                                                  \
+                        for (size_t i = 0; i < n; i++)                                             \
+                            loc[i] = shmem_ctx_##N##_g(made, &sym[i], right);                      \
+                        break;                                                                     \
+                    case V_GET_NBI:                                                                \
+                        shmem_##N##_get_nbi(loc, sym, n, right);                                   \
+                        shmem_quiet();                                                             \
+                        break;                                                                     \
+                    case V_CTX_GET_NBI:                                                            \
+                        shmem_ctx_##N##_get_nbi(made, loc, sym, n, right);                         \
+                        shmem_ctx_quiet(made);                                                     \
+                        break;                                                                     \
+                    case V_IGET:                                                                   \
+                        shmem_##N##_iget(loc, sym, ds, ss, n, right);                              \
+                        break;                                                                     \
+                    case V_CTX_IGET:                                                               \
+                        shmem_ctx_##N##_iget(made, loc, sym, ds, ss, n, right);                    \
+                        break;                                                                     \
+                    case V_GEN_GET:                                                                \
+                        shmem_get(loc, sym, n, right);                                             \
+                        break;                                                                     \
+                    case V_GEN_G:                                                                  \
+                        for (size_t i = 0; i < n; i++) loc[i] = shmem_g(&sym[i], right);           \
+                        break;                                                                     \
+                    }                                                                              \
+                    continue;                                                                      \
+                }                                                                                  \
+                /* Puts: sym holds the left neighbour's pattern; gets: loc the right's. */         \
+                const T *got = put ? sym : loc;                                                    \
+                const int from = put ? test_left() : right;                                        \
+                int bad = 0;                                                                       \
+                for (int i = 0; i < SYMN; i++) {                                                   \
+                    T want = (T)0;                                                                 \
+                    if (i % ds == 0 && (size_t)(i / ds) < n)                                       \
+                        want = VAL(T, v, from, (i / ds) * ss);                                     \
+                    if (got[i] != want && bad++ < 3)                                               \
+                        CHECK(0, "%s %s: element %d is %g, expected %g (from PE %d)", #N,          \
+                              vname[v], i, (double)got[i], (double)want, from);                    \
+                }                                                                                  \
             }                                                                                      \
-            shmem_ctx_quiet(made); /* the made context's puts complete before the barrier */       \
-            shmem_barrier_all();                                                                   \
-            /* Puts: sym holds the left neighbour's pattern; gets: loc the right's. */             \
-            const T *got = put ? sym : loc;                                                        \
-            const int from = put ? test_left() : right;                                            \
-            int bad = 0;                                                                           \
-            for (int i = 0; i < SYMN; i++) {                                                       \
-                T want = (T)0;                                                                     \
-                if (i % ds == 0 && (size_t)(i / ds) < n) want = VAL(T, v, from, (i / ds) * ss);    \
-                if (got[i] != want && bad++ < 3)                                                   \
-                    CHECK(0, "%s %s: element %d is %g, expected %g (from PE %d)", #N, vname[v], i, \
-                          (double)got[i], (double)want, from);                                     \
-            }                                                                                      \
-            shmem_barrier_all(); /* gets done before sym changes */                                \
         }                                                                                          \
-        shmem_free(sym);                                                                           \
+        shmem_free(symall); /* (a barrier first: every get is done) */                             \
     }
 SHMEM_RMA_TYPES(DEFINE_RMA)
 
