@@ -74,8 +74,8 @@ static shoal_err_t create(team_t *t, size_t nbytes, seg_kind_t kind, void *adopt
     if (s) {
         s->direct = calloc((size_t)t->size, sizeof *s->direct);
         s->win_disp = calloc((size_t)t->size, sizeof *s->win_disp);
-        if (kind == SEG_POOL) s->sizes = calloc((size_t)t->size, sizeof *s->sizes);
-        ok = s->direct && s->win_disp && (kind != SEG_POOL || s->sizes);
+        s->sizes = calloc((size_t)t->size, sizeof *s->sizes);
+        ok = s->direct && s->win_disp && s->sizes;
         parts = malloc((size_t)t->size * 3 * sizeof *parts);
         ok = ok && parts;
         if (ok && kind == SEG_POOL) ok = pool_alloc_create(nbytes, 64, &s->pool) == 0;
@@ -143,7 +143,7 @@ static shoal_err_t create(team_t *t, size_t nbytes, seg_kind_t kind, void *adopt
     for (int32_t r = 0; rc == MPI_SUCCESS && r < t->size; r++) {
         other_failed |= parts[3 * r + 2] != 0;
         s->win_disp[r] = s->owns_win ? 0 : (MPI_Aint)parts[3 * r];
-        if (s->sizes) s->sizes[r] = (size_t)parts[3 * r + 1];
+        s->sizes[r] = (size_t)parts[3 * r + 1]; /* symmetric: nbytes everywhere (agreed above) */
     }
     free(parts);
     if (rc != MPI_SUCCESS || other_failed || err != SHOAL_OK) {

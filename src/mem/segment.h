@@ -27,7 +27,8 @@ typedef struct segment {
     seg_kind_t kind;
     team_t *team;
     size_t size;        /* my part's bytes (every member's, unless sizes is set) */
-    size_t *sizes;      /* [team size] part sizes when they differ (pools), else NULL */
+    size_t *sizes;      /* [team size] each member's part size (they differ for pools only; one
+                           load on the resolve path instead of a test) */
     xport_shm_t shm;    /* the node-shared memory */
     char *my_base;      /* my part in this process */
     char **direct;      /* [team size] each member's part mapped here, NULL when not reachable */
@@ -63,7 +64,7 @@ shoal_err_t shoal__segments_free_team(team_t *team);
 void shoal__segments_finalize(void);
 
 static inline size_t shoal__segment_part_size(const segment_t *s, int32_t rel) {
-    return s->sizes ? s->sizes[rel] : s->size;
+    return s->sizes[rel];
 }
 
 /* Called first when a segment is freed, to complete the operations still in flight on it (rma/

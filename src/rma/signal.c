@@ -11,9 +11,20 @@ static shoal_err_t resolve_signal(shoal_gptr_t sig, shoal_target_t *t) {
     return shoal__resolve(sig, 8, t);
 }
 
-static shoal_err_t update(const shoal_target_t *t, uint64_t value, shoal_signal_op_t op) {
-    return shoal__amo(t, op == SHOAL_SIGNAL_SET ? AMO_STORE : AMO_OP, SHOAL_OP_SUM, SHOAL_UINT64,
+static __attribute__((noinline, cold)) shoal_err_t
+update_mpi(segment_t *seg, int32_t rank, MPI_Aint disp, uint64_t value, shoal_signal_op_t op) {
+    shoal_target_t t = {seg, NULL, rank, disp};
+    return shoal__amo(&t, op == SHOAL_SIGNAL_SET ? AMO_STORE : AMO_OP, SHOAL_OP_SUM, SHOAL_UINT64,
                       &value, NULL, NULL);
+}
+
+/* CPU atomics in line when the word is CPU-atomic, else MPI (the target in registers, so the
+ * direct path needs no stack frame). */
+static inline shoal_err_t update(const shoal_target_t *t, uint64_t value, shoal_signal_op_t op) {
+    if (shoal__amo_inline(t, op == SHOAL_SIGNAL_SET ? AMO_STORE : AMO_OP, SHOAL_OP_SUM, 8, &value,
+                          NULL))
+        return SHOAL_OK;
+    return update_mpi(t->seg, t->rank, t->disp, value, op);
 }
 
 shoal_err_t shoal_put_signal(shoal_gptr_t dest, const void *src, size_t nbytes, shoal_gptr_t sig,
@@ -39,7 +50,7 @@ shoal_err_t shoal_signal(shoal_gptr_t sig, uint64_t value, shoal_signal_op_t op)
     SHOAL_ENTER("shoal_signal");
     if (op != SHOAL_SIGNAL_SET && op != SHOAL_SIGNAL_ADD)
         return shoal__fail(SHOAL_ERR_INVAL, "unknown signal operation %d", (int)op);
-    shoal_target_t t = {0};
+    shoal_target_t t = {0}; /* (in registers) */
     SHOAL_TRY(resolve_signal(sig, &t));
     return update(&t, value, op);
 }

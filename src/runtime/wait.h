@@ -21,7 +21,9 @@ void shoal__progress_poke(void);
  * operation another unit aims at us through MPI (Open MPI's osc/pt2pt) completes only when we
  * do. Every 64th such call per thread pokes the progress engine: about 3 instructions otherwise. */
 static inline void shoal__poll_hint(void) {
-    static _Thread_local unsigned polls;
+    /* initial-exec: a %fs-relative access, not a __tls_get_addr call (libshoal is a shared
+     * library, but never dlopen'ed after start-up) */
+    static _Thread_local unsigned polls __attribute__((tls_model("initial-exec")));
     if ((++polls & 63) == 0) shoal__progress_poke();
 }
 

@@ -21,9 +21,22 @@ static inline int world_pe(shmem_ctx_t ctx, int pe) {
     return w;
 }
 
+/* Every case shoal__amo_inline does not serve: MPI atomics, CAS, swap, the bitwise operations
+ * (cold: the target comes in registers, so the in-line path needs no stack frame). */
+static __attribute__((noinline, cold)) int amo_rest(segment_t *seg, char *addr, int32_t rank,
+                                                    MPI_Aint disp, amo_kind_t kind,
+                                                    shoal_amo_op_t op, size_t size, int is_signed,
+                                                    const void *value, const void *cmp,
+                                                    void *result) {
+    shoal_target_t t = {seg, addr, rank, disp};
+    shoal_dtype_t type = size == 4 ? (is_signed ? SHOAL_INT32 : SHOAL_UINT32)
+                                   : (is_signed ? SHOAL_INT64 : SHOAL_UINT64);
+    return shoal__amo(&t, kind, op, type, value, cmp, result) == SHOAL_OK;
+}
+
 /* One atomic on the size-byte object at dest on pe. Returns 0 after reporting a failure. */
-static int amo(shmem_ctx_t ctx, void *dest, size_t size, int is_signed, amo_kind_t kind,
-               shoal_amo_op_t op, const void *value, const void *cmp, void *result, int pe) {
+static inline int amo(shmem_ctx_t ctx, void *dest, size_t size, int is_signed, amo_kind_t kind,
+                      shoal_amo_op_t op, const void *value, const void *cmp, void *result, int pe) {
     shoal_target_t t = {0};
     if ((pe = world_pe(ctx, pe)) < 0 || shmem__target(dest, size, pe, &t) != SHOAL_OK) return 0;
     if (__builtin_expect((uintptr_t)dest % size != 0, 0)) {
@@ -31,10 +44,9 @@ static int amo(shmem_ctx_t ctx, void *dest, size_t size, int is_signed, amo_kind
                     dest, size);
         return 0;
     }
-    shoal_dtype_t type = size == 4 ? (is_signed ? SHOAL_INT32 : SHOAL_UINT32)
-                                   : (is_signed ? SHOAL_INT64 : SHOAL_UINT64);
     if (kind == AMO_LOAD || kind == AMO_CAS) shoal__poll_hint(); /* programs poll with these */
-    return shoal__amo(&t, kind, op, type, value, cmp, result) == SHOAL_OK;
+    if (shoal__amo_inline(&t, kind, op, size, value, result)) return 1;
+    return amo_rest(t.seg, t.addr, t.rank, t.disp, kind, op, size, is_signed, value, cmp, result);
 }
 
 #define SIGNED(T) ((T)-1 < (T)1) /* (not "< 0": -Wtype-limits on unsigned types) */

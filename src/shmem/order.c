@@ -150,6 +150,20 @@ void shmem_ctx_destroy(shmem_ctx_t ctx) {
     pthread_mutex_unlock(&contexts_mu);
 }
 
+void shmem__ctx_destroy_team(shmem_team_t team) {
+    pthread_mutex_lock(&contexts_mu);
+    for (ctx_node_t *n = contexts; n; n = n->next) {
+        if (!n->ctx.live || n->ctx.team != team) continue;
+        shmem__ctx_quiet(&n->ctx);
+        n->ctx.live = 0;
+        team->contexts--;
+        free(n->ctx.pending);
+        n->ctx.pending = NULL;
+        n->ctx.npending = n->ctx.cap = 0;
+    }
+    pthread_mutex_unlock(&contexts_mu);
+}
+
 int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team) {
     SHMEM_ENTER("shmem_ctx_get_team");
     if (!team) {

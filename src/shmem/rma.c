@@ -22,11 +22,13 @@ static inline int world_pe(shmem_ctx_t ctx, int pe) {
     return w;
 }
 
-static void put_bytes(shmem_ctx_t ctx, void *dest, const void *src, size_t n, int pe, int nbi) {
-    if (n == 0) return; /* legal with any address, NULL included */
-    shoal_target_t t = {0};
-    if ((pe = world_pe(ctx, pe)) < 0 || shmem__target(dest, n, pe, &t) != SHOAL_OK) return;
-    if (!nbi || t.addr) {
+/* The MPI path (and the non-blocking forms through MPI) of put_bytes/get_bytes: cold, so the
+ * direct path in line needs no stack frame. */
+static __attribute__((noinline, cold)) void put_mpi(shmem_ctx_t ctx, void *dest, const void *src,
+                                                    size_t n, int pe, int nbi, segment_t *seg,
+                                                    int32_t rank, MPI_Aint disp) {
+    if (!nbi) {
+        shoal_target_t t = {seg, NULL, rank, disp};
         shoal__put(&t, src, n);
         return;
     }
@@ -38,11 +40,11 @@ static void put_bytes(shmem_ctx_t ctx, void *dest, const void *src, size_t n, in
     shoal__current_call = call;
 }
 
-static void get_bytes(shmem_ctx_t ctx, void *dest, const void *src, size_t n, int pe, int nbi) {
-    if (n == 0) return;
-    shoal_target_t t = {0};
-    if ((pe = world_pe(ctx, pe)) < 0 || shmem__target(src, n, pe, &t) != SHOAL_OK) return;
-    if (!nbi || t.addr) {
+static __attribute__((noinline, cold)) void get_mpi(shmem_ctx_t ctx, void *dest, const void *src,
+                                                    size_t n, int pe, int nbi, segment_t *seg,
+                                                    int32_t rank, MPI_Aint disp) {
+    if (!nbi) {
+        shoal_target_t t = {seg, NULL, rank, disp};
         shoal__get(dest, &t, n);
         return;
     }
@@ -52,6 +54,34 @@ static void get_bytes(shmem_ctx_t ctx, void *dest, const void *src, size_t n, in
     if (shmem__gptr(src, n, pe, &gp) == SHOAL_OK && shoal_get_nb(dest, gp, n, &h) == SHOAL_OK)
         shmem__ctx_track(ctx, h);
     shoal__current_call = call;
+}
+
+/* On the direct path a copy into (out of) the peer's mapping and a fence, in line: the non-
+ * blocking forms complete at once there too. */
+static inline void put_bytes(shmem_ctx_t ctx, void *dest, const void *src, size_t n, int pe,
+                             int nbi) {
+    if (n == 0) return; /* legal with any address, NULL included */
+    shoal_target_t t = {0};
+    if ((pe = world_pe(ctx, pe)) < 0 || shmem__target(dest, n, pe, &t) != SHOAL_OK) return;
+    if (__builtin_expect(t.addr != NULL, 1)) {
+        shoal__copy_bytes(t.addr, src, n);
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        return;
+    }
+    put_mpi(ctx, dest, src, n, pe, nbi, t.seg, t.rank, t.disp);
+}
+
+static inline void get_bytes(shmem_ctx_t ctx, void *dest, const void *src, size_t n, int pe,
+                             int nbi) {
+    if (n == 0) return;
+    shoal_target_t t = {0};
+    if ((pe = world_pe(ctx, pe)) < 0 || shmem__target(src, n, pe, &t) != SHOAL_OK) return;
+    if (__builtin_expect(t.addr != NULL, 1)) {
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        shoal__copy_bytes(dest, t.addr, n);
+        return;
+    }
+    get_mpi(ctx, dest, src, n, pe, nbi, t.seg, t.rank, t.disp);
 }
 
 /* Strided: element k of the remote object is at remote + k * rstride elements, of the local one

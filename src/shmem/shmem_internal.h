@@ -109,6 +109,8 @@ static inline int shmem__ctx_world_pe(shmem_ctx_t ctx, int pe) {
     return ctx->team == SHMEM_TEAM_WORLD ? pe : shmem__team_world_pe(ctx->team, pe);
 }
 void shmem__ctx_finalize(void);
+/* shmem_team_destroy: completes and destroys every context made on the team. */
+void shmem__ctx_destroy_team(shmem_team_t team);
 
 /* ---- Setup ----------------------------------------------------------------------------------- */
 extern int shmem__initialized; /* between shmem_init and shmem_finalize */

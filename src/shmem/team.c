@@ -450,12 +450,10 @@ void shmem_team_destroy(shmem_team_t team) {
         return;
     }
     team_node_t *node = node_of(team);
-    /* Contexts made on the team keep pointing at this record; with no PEs left in it, their
-     * operations are refused ("PE not in the context's team") instead of reaching freed memory. */
-    if (team->contexts > 0)
-        shoal__warn("shmem_team_destroy: %d context(s) of the team are not destroyed; their "
-                    "operations fail from now on",
-                    team->contexts);
+    /* The team's contexts go with it (1.5: its shareable contexts are destroyed; private ones
+     * the program should have destroyed first, and they go too rather than dangle). Their
+     * handles stay recognised as destroyed. */
+    shmem__ctx_destroy_team(team);
     shoal_team_destroy(&team->id); /* collective over the team; reports its own failure */
     SHMEM_ENTER("shmem_team_destroy");
     team->id = SHOAL_TEAM_NULL;

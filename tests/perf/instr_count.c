@@ -1,0 +1,56 @@
+/* Instructions per direct-path operation, for tests/perf/instr_budget.py (callgrind). One unit:
+ * the operations target my own part of a symmetric allocation, which takes the same direct path
+ * as a same-node peer (a mapped address). Each operation runs N and 2N times between callgrind
+ * dumps; the script takes the difference over N, so start-up and the loop's set-up cancel out
+ * and the count per operation is exact and independent of machine load.
+ *
+ *   valgrind --tool=callgrind --instr-atstart=no instr_count [N]
+ */
+#include <shmem.h>
+#include <shoal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <valgrind/callgrind.h>
+
+static int n_ops = 1000;
+static long sym_word[8]; /* a global: symmetric for the OpenSHMEM face */
+
+/* Runs body k times with instrumentation on, then dumps the counts as "<name>.<k>". */
+#define MEASURE(name, body)                                                                        \
+    do {                                                                                           \
+        for (int pass = 1; pass <= 2; pass++) {                                                    \
+            int k = pass * n_ops;                                                                  \
+            CALLGRIND_START_INSTRUMENTATION;                                                       \
+            for (int i = 0; i < k; i++) {                                                          \
+                body;                                                                              \
+                __asm__ __volatile__("" ::: "memory");                                             \
+            }                                                                                      \
+            CALLGRIND_STOP_INSTRUMENTATION;                                                        \
+            char tag[64];                                                                          \
+            snprintf(tag, sizeof tag, "%s.%d", name, pass);                                        \
+            CALLGRIND_DUMP_STATS_AT(tag);                                                          \
+        }                                                                                          \
+    } while (0)
+
+int main(int argc, char **argv) {
+    if (argc > 1) n_ops = atoi(argv[1]);
+    shmem_init(); /* Shoal underneath; its own calls are measured too */
+    shoal_gptr_t g;
+    if (shoal_team_memalloc(SHOAL_TEAM_ALL, 4096, &g) != SHOAL_OK) return 1;
+    shoal_gptr_t sig = shoal_gptr_add(g, 64);
+    uint64_t v = 1, out = 0;
+    int64_t old = 0;
+    CALLGRIND_ZERO_STATS;
+    MEASURE("empty", (void)0);
+    MEASURE("shoal_put8", shoal_put(g, &v, 8));
+    MEASURE("shoal_get8", shoal_get(&out, g, 8));
+    MEASURE("shoal_fetch_add", shoal_fetch_add_i64(g, 1, &old));
+    MEASURE("shoal_signal_add", shoal_signal(sig, 1, SHOAL_SIGNAL_ADD));
+    MEASURE("shmem_put8", shmem_long_put(sym_word, (long *)&v, 1, 0));
+    MEASURE("shmem_get8", shmem_long_get((long *)&out, sym_word, 1, 0));
+    MEASURE("shmem_fetch_add", old = shmem_long_atomic_fetch_add(sym_word, 1, 0));
+    MEASURE("shmem_put8_quiet", (shmem_long_p(sym_word, 1, 0), shmem_quiet()));
+    shoal_team_memfree(g);
+    shmem_finalize();
+    return 0;
+}
