@@ -165,8 +165,9 @@ out:
     return result;
 }
 
-#define TYPE_OF(T) ((ivar_type_t){sizeof(T), (T)-1 < (T)1}) /* signed: not "< 0" (-Wtype-limits)   \
-                                                             */
+#define TYPE_OF(T)                                                                                 \
+    ((ivar_type_t){sizeof(T), (T)-1 < (T)1}) /* signed: not "< 0" (-Wtype-limits)                  \
+                                              */
 
 #define DEFINE_P2P(T, N)                                                                           \
     void shmem_##N##_wait_until(T *ivar, int cmp, T cmp_value) {                                   \
