@@ -38,7 +38,9 @@ static __attribute__((noinline, cold)) int amo_rest(segment_t *seg, char *addr, 
 static inline int amo(shmem_ctx_t ctx, void *dest, size_t size, int is_signed, amo_kind_t kind,
                       shoal_amo_op_t op, const void *value, const void *cmp, void *result, int pe) {
     shoal_target_t t = {0};
-    if ((pe = world_pe(ctx, pe)) < 0 || shmem__target(dest, size, pe, &t) != SHOAL_OK) return 0;
+    if ((ctx != SHMEM_CTX_DEFAULT && (pe = world_pe(ctx, pe)) < 0) ||
+        shmem__target(dest, size, pe, &t) != SHOAL_OK)
+        return 0;
     if (__builtin_expect((uintptr_t)dest % size != 0, 0)) {
         shoal__fail(SHOAL_ERR_ALIGN, "%zu-byte atomic on %p, which is not %zu-byte aligned", size,
                     dest, size);

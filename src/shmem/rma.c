@@ -62,7 +62,9 @@ static inline void put_bytes(shmem_ctx_t ctx, void *dest, const void *src, size_
                              int nbi) {
     if (n == 0) return; /* legal with any address, NULL included */
     shoal_target_t t = {0};
-    if ((pe = world_pe(ctx, pe)) < 0 || shmem__target(dest, n, pe, &t) != SHOAL_OK) return;
+    if ((ctx != SHMEM_CTX_DEFAULT && (pe = world_pe(ctx, pe)) < 0) ||
+        shmem__target(dest, n, pe, &t) != SHOAL_OK)
+        return;
     if (__builtin_expect(t.addr != NULL, 1)) {
         shoal__copy_bytes(t.addr, src, n);
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -75,7 +77,9 @@ static inline void get_bytes(shmem_ctx_t ctx, void *dest, const void *src, size_
                              int nbi) {
     if (n == 0) return;
     shoal_target_t t = {0};
-    if ((pe = world_pe(ctx, pe)) < 0 || shmem__target(src, n, pe, &t) != SHOAL_OK) return;
+    if ((ctx != SHMEM_CTX_DEFAULT && (pe = world_pe(ctx, pe)) < 0) ||
+        shmem__target(src, n, pe, &t) != SHOAL_OK)
+        return;
     if (__builtin_expect(t.addr != NULL, 1)) {
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
         shoal__copy_bytes(dest, t.addr, n);
@@ -104,7 +108,9 @@ static void strided_bytes(shmem_ctx_t ctx, int is_put, void *dest, const void *s
     }
     const void *remote = is_put ? (const void *)dest : src;
     shoal_target_t t = {0};
-    if ((pe = world_pe(ctx, pe)) < 0 || shmem__target(remote, extent, pe, &t) != SHOAL_OK) return;
+    if ((ctx != SHMEM_CTX_DEFAULT && (pe = world_pe(ctx, pe)) < 0) ||
+        shmem__target(remote, extent, pe, &t) != SHOAL_OK)
+        return;
     if (t.addr) { /* the peer's memory is mapped: copy element by element */
         char *d = is_put ? t.addr : (char *)dest;
         const char *s = is_put ? (const char *)src : t.addr;
@@ -137,7 +143,7 @@ static void put_signal_bytes(shmem_ctx_t ctx, void *dest, const void *src, size_
         return;
     }
     shoal_gptr_t gd = SHOAL_GPTR_NULL, gs;
-    if ((pe = world_pe(ctx, pe)) < 0 ||
+    if ((ctx != SHMEM_CTX_DEFAULT && (pe = world_pe(ctx, pe)) < 0) ||
         shmem__gptr(sig_addr, sizeof *sig_addr, pe, &gs) != SHOAL_OK)
         return;
     if (n && shmem__gptr(dest, n, pe, &gd) != SHOAL_OK) return;

@@ -2,7 +2,8 @@
  * queries, the strided and 2D splits, and destruction.
  *
  * Every OpenSHMEM team is a Shoal team whose team-relative ids are the OpenSHMEM team's PE numbers:
- * WORLD is SHOAL_TEAM_ALL, SHARED is shoal_team_node(SHOAL_TEAM_ALL) (both ascend in world PE),
+ * WORLD is SHOAL_TEAM_ALL, SHARED is shoal_team_node(SHOAL_TEAM_ALL) (just me when the direct path
+ * is off: SHARED is the PEs shmem_ptr reaches) (both ascend in world PE),
  * and a split's team is made by shoal__team_create_members with its members listed in the new
  * team's order, so a negative stride (reverse order) or a parent whose order does not ascend in
  * world PE needs no translation anywhere: PE_root, collect order and alltoall blocks are Shoal's
@@ -171,15 +172,20 @@ shoal_err_t shmem__teams_init(void) {
     /* shoal_team_node is collective: take part in it even when the memory above is missing, then
      * agree over every PE (a node whose team failed must not leave the others waiting). */
     shoal_team_t node_id = SHOAL_TEAM_NULL;
-    shoal_err_t mine = shoal_team_node(SHOAL_TEAM_ALL, &node_id);
+    /* SHARED is the PEs whose memory shmem_ptr reaches: my node with the direct path on, only me
+     * with it off (SHOAL_DIRECT=0: every other PE is reached through MPI). */
+    int direct = shoal__rt.direct;
+    int32_t expected = direct ? shoal__rt.node_size : 1;
+    shoal_err_t mine = direct ? shoal_team_node(SHOAL_TEAM_ALL, &node_id)
+                              : shoal_team_split(SHOAL_TEAM_ALL, (int)shoal__rt.myid, &node_id);
     shoal__current_call = call;
     team_t *t = NULL;
     if (mine == SHOAL_OK && (!w->world_of || !s->world_of))
         mine = shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
     if (mine == SHOAL_OK && (mine = shoal__team_get(node_id, &t)) == SHOAL_OK &&
-        t->size != shoal__rt.node_size)
-        mine = shoal__fail(SHOAL_ERR_STATE, "the node team has %d units, the node %d", (int)t->size,
-                           (int)shoal__rt.node_size);
+        t->size != expected)
+        mine = shoal__fail(SHOAL_ERR_STATE, "the node team has %d units, expected %d", (int)t->size,
+                           (int)expected);
     shoal_err_t err = shoal__team_agree(shoal__team_all(), mine, 0, "");
     shoal__current_call = call;
     if (err != SHOAL_OK) {
