@@ -9,6 +9,8 @@
 #include <shmem.h>
 
 typedef void (*fn_t)(void);
+/* (The lists are laid out by hand: clang-format does not settle on a layout for them.) */
+// clang-format off
 #define F(name) (fn_t) name,
 
 /* RMA, per type */
@@ -19,11 +21,13 @@ typedef void (*fn_t)(void);
     F(shmem_ctx_##N##_get)                                                                         \
     F(shmem_##N##_p)                                                                               \
     F(shmem_ctx_##N##_p)                                                                           \
-    F(shmem_##N##_g) F(shmem_ctx_##N##_g) F(shmem_##N##_iput) F(shmem_ctx_##N##_iput)              \
-        F(shmem_##N##_iget) F(shmem_ctx_##N##_iget) F(shmem_##N##_put_nbi)                         \
-            F(shmem_ctx_##N##_put_nbi) F(shmem_##N##_get_nbi) F(shmem_ctx_##N##_get_nbi)           \
-                F(shmem_##N##_put_signal) F(shmem_ctx_##N##_put_signal)                            \
-                    F(shmem_##N##_put_signal_nbi) F(shmem_ctx_##N##_put_signal_nbi)
+    F(shmem_##N##_g)                                                                               \
+    F(shmem_ctx_##N##_g)                                                                           \
+    F(shmem_##N##_iput)                                                                            \
+    F(shmem_ctx_##N##_iput) F(shmem_##N##_iget) F(shmem_ctx_##N##_iget) F(shmem_##N##_put_nbi)     \
+        F(shmem_ctx_##N##_put_nbi) F(shmem_##N##_get_nbi) F(shmem_ctx_##N##_get_nbi)               \
+            F(shmem_##N##_put_signal) F(shmem_ctx_##N##_put_signal) F(shmem_##N##_put_signal_nbi)  \
+                F(shmem_ctx_##N##_put_signal_nbi)
 #define L_RMA_SIZED(S)                                                                             \
     F(shmem_put##S)                                                                                \
     F(shmem_ctx_put##S)                                                                            \
@@ -31,10 +35,12 @@ typedef void (*fn_t)(void);
     F(shmem_ctx_get##S)                                                                            \
     F(shmem_iput##S)                                                                               \
     F(shmem_ctx_iput##S)                                                                           \
-    F(shmem_iget##S) F(shmem_ctx_iget##S) F(shmem_put##S##_nbi) F(shmem_ctx_put##S##_nbi)          \
-        F(shmem_get##S##_nbi) F(shmem_ctx_get##S##_nbi) F(shmem_put##S##_signal)                   \
-            F(shmem_ctx_put##S##_signal) F(shmem_put##S##_signal_nbi)                              \
-                F(shmem_ctx_put##S##_signal_nbi)
+    F(shmem_iget##S)                                                                               \
+    F(shmem_ctx_iget##S)                                                                           \
+    F(shmem_put##S##_nbi)                                                                          \
+    F(shmem_ctx_put##S##_nbi) F(shmem_get##S##_nbi) F(shmem_ctx_get##S##_nbi)                      \
+        F(shmem_put##S##_signal) F(shmem_ctx_put##S##_signal) F(shmem_put##S##_signal_nbi)         \
+            F(shmem_ctx_put##S##_signal_nbi)
 /* AMOs */
 #define L_AMO_EXT(T, N)                                                                            \
     F(shmem_##N##_atomic_fetch)                                                                    \
@@ -43,8 +49,9 @@ typedef void (*fn_t)(void);
     F(shmem_ctx_##N##_atomic_set)                                                                  \
     F(shmem_##N##_atomic_swap)                                                                     \
     F(shmem_ctx_##N##_atomic_swap)                                                                 \
-    F(shmem_##N##_atomic_fetch_nbi) F(shmem_ctx_##N##_atomic_fetch_nbi)                            \
-        F(shmem_##N##_atomic_swap_nbi) F(shmem_ctx_##N##_atomic_swap_nbi)
+    F(shmem_##N##_atomic_fetch_nbi)                                                                \
+    F(shmem_ctx_##N##_atomic_fetch_nbi)                                                            \
+    F(shmem_##N##_atomic_swap_nbi) F(shmem_ctx_##N##_atomic_swap_nbi)
 #define L_AMO_STD(T, N)                                                                            \
     F(shmem_##N##_atomic_compare_swap)                                                             \
     F(shmem_ctx_##N##_atomic_compare_swap)                                                         \
@@ -52,11 +59,13 @@ typedef void (*fn_t)(void);
     F(shmem_ctx_##N##_atomic_fetch_inc)                                                            \
     F(shmem_##N##_atomic_inc)                                                                      \
     F(shmem_ctx_##N##_atomic_inc)                                                                  \
-    F(shmem_##N##_atomic_fetch_add) F(shmem_ctx_##N##_atomic_fetch_add) F(shmem_##N##_atomic_add)  \
-        F(shmem_ctx_##N##_atomic_add) F(shmem_##N##_atomic_compare_swap_nbi)                       \
-            F(shmem_ctx_##N##_atomic_compare_swap_nbi) F(shmem_##N##_atomic_fetch_inc_nbi)         \
-                F(shmem_ctx_##N##_atomic_fetch_inc_nbi) F(shmem_##N##_atomic_fetch_add_nbi)        \
-                    F(shmem_ctx_##N##_atomic_fetch_add_nbi)
+    F(shmem_##N##_atomic_fetch_add)                                                                \
+    F(shmem_ctx_##N##_atomic_fetch_add)                                                            \
+    F(shmem_##N##_atomic_add)                                                                      \
+    F(shmem_ctx_##N##_atomic_add) F(shmem_##N##_atomic_compare_swap_nbi)                           \
+        F(shmem_ctx_##N##_atomic_compare_swap_nbi) F(shmem_##N##_atomic_fetch_inc_nbi)             \
+            F(shmem_ctx_##N##_atomic_fetch_inc_nbi) F(shmem_##N##_atomic_fetch_add_nbi)            \
+                F(shmem_ctx_##N##_atomic_fetch_add_nbi)
 #define L_AMO_BIT_OP(N, OP)                                                                        \
     F(shmem_##N##_atomic_fetch_##OP)                                                               \
     F(shmem_ctx_##N##_atomic_fetch_##OP)                                                           \
@@ -72,9 +81,11 @@ typedef void (*fn_t)(void);
     F(shmem_##N##_wait_until_some)                                                                 \
     F(shmem_##N##_wait_until_all_vector)                                                           \
     F(shmem_##N##_wait_until_any_vector)                                                           \
-    F(shmem_##N##_wait_until_some_vector) F(shmem_##N##_test) F(shmem_##N##_test_all)              \
-        F(shmem_##N##_test_any) F(shmem_##N##_test_some) F(shmem_##N##_test_all_vector)            \
-            F(shmem_##N##_test_any_vector) F(shmem_##N##_test_some_vector)
+    F(shmem_##N##_wait_until_some_vector)                                                          \
+    F(shmem_##N##_test)                                                                            \
+    F(shmem_##N##_test_all)                                                                        \
+    F(shmem_##N##_test_any) F(shmem_##N##_test_some) F(shmem_##N##_test_all_vector)                \
+        F(shmem_##N##_test_any_vector) F(shmem_##N##_test_some_vector)
 /* Collectives */
 #define L_COLL(T, N)                                                                               \
     F(shmem_##N##_broadcast)                                                                       \
@@ -137,6 +148,8 @@ static const fn_t link_all_table_begin[] = {
                     L_OLD_WAIT(longlong) L_OLD_STD(int) L_OLD_STD(long) L_OLD_STD(longlong)
                         L_OLD_EXT(int) L_OLD_EXT(long) L_OLD_EXT(longlong) L_OLD_EXT(float)
                             L_OLD_EXT(double)};
+
+// clang-format on
 
 int main(void) {
     const size_t n = sizeof link_all_table_begin / sizeof link_all_table_begin[0];
