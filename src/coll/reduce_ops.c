@@ -1,4 +1,5 @@
 /* Element-wise reduction kernels for every C integer and floating type. */
+#include <string.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -189,7 +190,19 @@ void coll_reduce_local(void *inout, const void *in, size_t n, shoal_type_t type,
         ARITH(double, inout, in, n, op);
         break;
     case SHOAL_TYPE_LONGDOUBLE:
-        ARITH(long double, inout, in, n, op);
+        /* long double wants 16-byte alignment, and the eager cells put data 8 bytes after their
+         * flag: such operands go through aligned copies, one element at a time. */
+        if (((uintptr_t)inout | (uintptr_t)in) % _Alignof(long double)) {
+            for (size_t k = 0; k < n; k++) {
+                long double a, b;
+                memcpy(&a, (char *)inout + k * sizeof a, sizeof a);
+                memcpy(&b, (const char *)in + k * sizeof b, sizeof b);
+                ARITH(long double, &a, &b, 1, op);
+                memcpy((char *)inout + k * sizeof a, &a, sizeof a);
+            }
+        } else {
+            ARITH(long double, inout, in, n, op);
+        }
         break;
     case SHOAL_TYPE_COUNT_:
         break;
