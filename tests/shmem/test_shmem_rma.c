@@ -249,7 +249,9 @@ static const char *sname[S_N] = {"put",       "ctx_put",       "put_nbi",   "ctx
                                  "iput(2,3)", "ctx_iput(3,1)", "get",       "ctx_get",
                                  "get_nbi",   "ctx_get_nbi",   "iget(2,3)", "ctx_iget(1,3)"};
 
-static void sized_case(const struct sized *s, int v, uint8_t *sym, uint8_t *loc, size_t n) {
+/* Phase 0 fills, 1 transfers, 2 checks variant v of s; the caller puts a barrier between the
+ * phases (every variant has its own region of sym and loc, so all run in one round). */
+static void sized_case(const struct sized *s, int v, uint8_t *sym, uint8_t *loc, size_t n, int ph) {
     const int put = v < S_GET, right = test_right();
     ptrdiff_t ds = 1, ss = 1;
     if (v == S_IPUT || v == S_IGET) ds = 2, ss = 3;
@@ -258,54 +260,57 @@ static void sized_case(const struct sized *s, int v, uint8_t *sym, uint8_t *loc,
     if ((v == S_IPUT || v == S_CIPUT || v == S_IGET || v == S_CIGET) && !s->iput) return;
     const size_t bytes = 3 * n * s->es;
     const uint64_t seed = 100 * s->es + (uint64_t)v;
-    for (size_t i = 0; i < bytes; i++) {
-        sym[i] = put ? 0 : pat(seed, t_me, i);
-        loc[i] = put ? pat(seed, t_me, i) : 0;
+    if (ph == 0) {
+        for (size_t i = 0; i < bytes; i++) {
+            sym[i] = put ? 0 : pat(seed, t_me, i);
+            loc[i] = put ? pat(seed, t_me, i) : 0;
+        }
+        return;
     }
-    shmem_barrier_all();
-    switch (v) {
-    case S_PUT:
-        s->put(sym, loc, n, right);
-        break;
-    case S_CPUT:
-        s->cput(made, sym, loc, n, right);
-        break;
-    case S_PUT_NBI:
-        s->put_nbi(sym, loc, n, right);
-        shmem_quiet();
-        break;
-    case S_CPUT_NBI:
-        s->cput_nbi(made, sym, loc, n, right);
-        break;
-    case S_IPUT:
-        s->iput(sym, loc, ds, ss, n, right);
-        break;
-    case S_CIPUT:
-        s->ciput(made, sym, loc, ds, ss, n, right);
-        break;
-    case S_GET:
-        s->get(loc, sym, n, right);
-        break;
-    case S_CGET:
-        s->cget(made, loc, sym, n, right);
-        break;
-    case S_GET_NBI:
-        s->get_nbi(loc, sym, n, right);
-        shmem_quiet();
-        break;
-    case S_CGET_NBI:
-        s->cget_nbi(made, loc, sym, n, right);
-        shmem_ctx_quiet(made);
-        break;
-    case S_IGET:
-        s->iget(loc, sym, ds, ss, n, right);
-        break;
-    case S_CIGET:
-        s->ciget(made, loc, sym, ds, ss, n, right);
-        break;
+    if (ph == 1) {
+        switch (v) {
+        case S_PUT:
+            s->put(sym, loc, n, right);
+            break;
+        case S_CPUT:
+            s->cput(made, sym, loc, n, right);
+            break;
+        case S_PUT_NBI:
+            s->put_nbi(sym, loc, n, right);
+            shmem_quiet();
+            break;
+        case S_CPUT_NBI:
+            s->cput_nbi(made, sym, loc, n, right);
+            break;
+        case S_IPUT:
+            s->iput(sym, loc, ds, ss, n, right);
+            break;
+        case S_CIPUT:
+            s->ciput(made, sym, loc, ds, ss, n, right);
+            break;
+        case S_GET:
+            s->get(loc, sym, n, right);
+            break;
+        case S_CGET:
+            s->cget(made, loc, sym, n, right);
+            break;
+        case S_GET_NBI:
+            s->get_nbi(loc, sym, n, right);
+            shmem_quiet();
+            break;
+        case S_CGET_NBI:
+            s->cget_nbi(made, loc, sym, n, right);
+            shmem_ctx_quiet(made);
+            break;
+        case S_IGET:
+            s->iget(loc, sym, ds, ss, n, right);
+            break;
+        case S_CIGET:
+            s->ciget(made, loc, sym, ds, ss, n, right);
+            break;
+        }
+        return;
     }
-    shmem_ctx_quiet(made);
-    shmem_barrier_all();
     const uint8_t *got = put ? sym : loc;
     const int from = put ? test_left() : right;
     size_t bad = 0, first = 0;
@@ -318,16 +323,25 @@ static void sized_case(const struct sized *s, int v, uint8_t *sym, uint8_t *loc,
     }
     CHECK(bad == 0, "%s %s of %zu elements: %zu of %zu bytes wrong, first at %zu", s->name,
           sname[v], n, bad, bytes, first);
-    shmem_barrier_all();
 }
 
 static void check_sized(void) {
     const size_t n = 10;
-    uint8_t *sym = shmem_malloc(3 * n * 16);
-    uint8_t *loc = malloc(3 * n * 16);
+    const size_t region = 3 * n * 16; /* bytes of one variant */
+    uint8_t *sym = shmem_malloc(S_N * region);
+    uint8_t *loc = malloc(S_N * region);
     REQUIRE(sym && loc, "allocations");
-    for (size_t k = 0; k < sizeof sized / sizeof sized[0]; k++)
-        for (int v = 0; v < S_N; v++) sized_case(&sized[k], v, sym, loc, n);
+    for (size_t k = 0; k < sizeof sized / sizeof sized[0]; k++) {
+        for (int ph = 0; ph < 3; ph++) {
+            if (ph > 0) {
+                shmem_ctx_quiet(made);
+                shmem_barrier_all();
+            }
+            for (int v = 0; v < S_N; v++)
+                sized_case(&sized[k], v, sym + (size_t)v * region, loc + (size_t)v * region, n, ph);
+        }
+        shmem_barrier_all(); /* the gets of my regions are done before the next fill */
+    }
     shmem_free(sym);
     free(loc);
 }
