@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/exit_guard.h"
 #include "shmem_internal.h"
 
 int shmem__initialized;
@@ -140,7 +141,11 @@ void shmem_global_exit(int status) {
     SHMEM_ENTER("shmem_global_exit");
     fflush(stdout);
     fflush(stderr);
-    /* Ends every PE promptly; the launcher reports status (MPI_Abort's error code). */
+    /* Ends every PE promptly; the launcher reports status (MPI_Abort's error code). MPICH's
+     * MPI_Abort may leave through exit() in this process: Shoal's exit guard must not replace
+     * the status with its own abort. */
+    shmem__initialized = 0;
+    shoal__exit_guard_disarm();
     MPI_Abort(MPI_COMM_WORLD, status);
     _Exit(status); /* not reached */
 }
