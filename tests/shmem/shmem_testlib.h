@@ -118,6 +118,13 @@ static inline int test_direct(void) {
     return !(e && strcmp(e, "0") == 0);
 }
 
+/* 1 when every PE is reachable directly: the direct path on one node (not split into pretend
+ * nodes by SHOAL_PRETEND_NODES). */
+static inline int test_all_direct(void) {
+    const char *p = getenv("SHOAL_PRETEND_NODES");
+    return test_direct() && !(p && atoi(p) > 1);
+}
+
 /* 1 in the runs that crawl on CI's 2 cores: the MPI path with more than 2 PEs (MPI's passive
  * target needs the target process scheduled), or more than 4 PEs. Such runs sweep a
  * representative subset of the types (test_keep); the full sweep runs at 1-2 PEs on both paths

@@ -107,7 +107,7 @@ int main(int argc, char **argv) {
     free(heap_priv);
 
     /* shmem_ptr: on the direct path, every PE of this one node is load/store accessible. */
-    const int direct = test_direct();
+    const int direct = test_all_direct(); /* every PE mapped: one node, direct path */
     global_value = 1000 + t_me;
     global_bss[3] = 2000 + t_me;
     all[0] = 3000 + t_me; /* after the barrier above; read by the others after the next one */

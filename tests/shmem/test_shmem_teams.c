@@ -131,7 +131,12 @@ int main(void) {
     CHECK(sh_n >= 1 && sh_me >= 0 && sh_me < sh_n, "SHARED: my_pe %d n_pes %d", sh_me, sh_n);
     CHECK(shmem_team_translate_pe(SHMEM_TEAM_SHARED, sh_me, SHMEM_TEAM_WORLD) == t_me,
           "SHARED: my team PE is not me in WORLD");
-    if (test_direct()) CHECK(sh_n == t_np, "one node, direct path: SHARED has %d PEs", sh_n);
+    /* SHARED is the PEs shmem_ptr reaches (one node with the direct path: all of them here; with
+     * pretend nodes, my pretend node; with the direct path off, me alone): check the definition. */
+    int reachable = 0;
+    for (int pe = 0; pe < t_np; pe++) reachable += shmem_ptr(box, pe) != NULL;
+    CHECK(sh_n == reachable, "SHARED has %d PEs, shmem_ptr reaches %d", sh_n, reachable);
+    if (test_all_direct()) CHECK(sh_n == t_np, "one node, direct path: SHARED has %d PEs", sh_n);
     CHECK(shmem_team_sync(SHMEM_TEAM_SHARED) == 0, "team_sync(SHARED)");
 
     strided(0, 1, t_np);
