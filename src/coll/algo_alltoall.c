@@ -43,6 +43,10 @@ static shoal_err_t send_block(coll_args_t *a, int32_t peer, int signal, char *pa
     const char *from = a->slocal + (size_t)peer * n * sst * es;
     size_t to = (size_t)a->me * n * dst * es;
     if (self) {
+        if (dst == 1 && sst == 1) { /* contiguous on both sides: one copy, not one per element */
+            coll_copy_local(a->dlocal + to, from, n * es);
+            return SHOAL_OK;
+        }
         for (size_t k = 0; k < n; k++)
             coll_copy_local(a->dlocal + to + k * dst * es, from + k * sst * es, es);
         return SHOAL_OK;

@@ -10,7 +10,7 @@
  * stand in for a DONE still to come, and the root would return while someone still reads src. */
 static shoal_err_t bcast_linear(coll_args_t *a) {
     if (a->me == a->root) {
-        coll_copy_local(a->dlocal, a->slocal, a->nbytes);
+        coll_root_copy(a, a->nbytes);
         for (int32_t r = 0; r < a->p; r++)
             if (r != a->root) SHOAL_TRY(coll_signal(a, r, W_DATA(a->root, a->p)));
         for (int32_t r = 0; r < a->p; r++) /* DONE from everyone */
@@ -50,7 +50,7 @@ static shoal_err_t bcast_eager(coll_args_t *a) {
             SHOAL_TRY(coll_eager_post(a, r, e, W_EAGER_DONE(a->p), &ct->eager_done[r],
                                       eager_flag(a, r, e), a->slocal, a->nbytes));
         }
-        coll_copy_local(a->dlocal, a->slocal, a->nbytes);
+        coll_root_copy(a, a->nbytes);
     } else {
         const char *d;
         SHOAL_TRY(coll_eager_wait(a, eager_flag(a, a->me, e), e, &d));
@@ -94,7 +94,7 @@ static shoal_err_t bcast_tree(coll_args_t *a, const tree_t *t) {
         }
     }
     /* Last, so that a dest overlapping the src cannot change what the children get. */
-    if (!rel) coll_copy_local(a->dlocal, a->slocal, n);
+    if (!rel) coll_root_copy(a, n);
     return SHOAL_OK;
 }
 
@@ -149,7 +149,7 @@ static shoal_err_t bcast_vandegeijn(coll_args_t *a) {
     int32_t p = a->p, rel = (a->me - a->root + p) % p;
     size_t n = a->nbytes;
     if (!n || p == 1) {
-        if (!rel) coll_copy_local(a->dlocal, a->slocal, n);
+        if (!rel) coll_root_copy(a, n);
         return SHOAL_OK;
     }
     int32_t next = (rel + 1) % p, prev = (rel - 1 + p) % p;
@@ -187,7 +187,7 @@ static shoal_err_t bcast_vandegeijn(coll_args_t *a) {
         int32_t jr = (int32_t)((rel - s - 1 + 2 * p) % p);
         if (!holds(rel, p, jr)) SHOAL_TRY(coll_wait(a, W_DATA(team_id(a, prev), p), 1));
     }
-    if (!rel) coll_copy_local(a->dlocal, a->slocal, n);
+    if (!rel) coll_root_copy(a, n);
     return SHOAL_OK;
 }
 

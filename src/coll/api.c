@@ -101,9 +101,8 @@ shoal_err_t shoal_team_barrier(shoal_team_t team) {
     return run(&a);
 }
 
-shoal_err_t shoal_broadcast(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t src, size_t nbytes,
-                            shoal_unit_t root) {
-    SHOAL_ENTER("shoal_broadcast");
+static shoal_err_t broadcast(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t src, size_t nbytes,
+                             shoal_unit_t root, int keep_root_dest) {
     coll_args_t a;
     SHOAL_TRY(begin(COLL_BROADCAST, team, &a));
     shoal_err_t err = SHOAL_OK;
@@ -114,8 +113,21 @@ shoal_err_t shoal_broadcast(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t s
     SHOAL_TRY(
         AGREE(&a, err, COLL_BROADCAST, nbytes, (uint64_t)root, gptr_word(dest), gptr_word(src)));
     a.root = root;
+    a.root_keeps_dest = keep_root_dest;
     a.nbytes = a.msg_bytes = nbytes;
     return run(&a);
+}
+
+shoal_err_t shoal_broadcast(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t src, size_t nbytes,
+                            shoal_unit_t root) {
+    SHOAL_ENTER("shoal_broadcast");
+    return broadcast(team, dest, src, nbytes, root, 0);
+}
+
+shoal_err_t shoal__broadcast_keep_root_dest(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t src,
+                                            size_t nbytes, shoal_unit_t root) {
+    if (!shoal__rt.initialized) return shoal__fail(SHOAL_ERR_NOT_INIT, "Shoal is not initialised");
+    return broadcast(team, dest, src, nbytes, root, 1);
 }
 
 /* Every member's contribution to a collect, and where it goes: each member puts its size into

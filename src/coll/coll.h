@@ -94,6 +94,7 @@ typedef struct coll_args {
     char *slocal;  /* my src part */
     size_t nbytes; /* bcast, fcollect, alltoall: bytes per member; collect: mine */
     int32_t root;
+    int root_keeps_dest;     /* broadcast: the root's dest is not written (OpenSHMEM active sets) */
     size_t *sizes, *offsets; /* collect: every member's bytes and exclusive prefix sum */
     size_t total;            /* collect/fcollect: bytes of the whole result */
     ptrdiff_t dst, sst;      /* alltoalls strides (elements) */
@@ -178,6 +179,15 @@ shoal_err_t coll_put_signal(coll_args_t *a, int32_t peer, coll_buf_t buf, size_t
 shoal_err_t coll_get(coll_args_t *a, void *dst, int32_t peer, coll_buf_t buf, size_t off, size_t n);
 /* Local copy between my own buffers (memmove semantics). */
 void coll_copy_local(void *dst, const void *src, size_t n);
+
+/* Broadcast's root: its own dest gets the data unless the caller asked to keep it. */
+static inline void coll_root_copy(coll_args_t *a, size_t n) {
+    if (!a->root_keeps_dest) coll_copy_local(a->dlocal, a->slocal, n);
+}
+
+/* shoal_broadcast whose root leaves its dest untouched (the deprecated OpenSHMEM broadcast). */
+shoal_err_t shoal__broadcast_keep_root_dest(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t src,
+                                            size_t nbytes, shoal_unit_t root);
 
 /* ---- The eager protocol (eager.c) ----
  * A writer of eager call e (counted per team and per kind) puts into a slot of the peer's coll

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coll/coll.h"
 #include "shmem_internal.h"
 #include "team/team.h"
 
@@ -118,10 +119,7 @@ static int overlap(const void *a, size_t abytes, const void *b, size_t bbytes) {
 
 /* keep_root_dest: the active-set broadcast, whose root's dest is not written (1.5 section 9.9.6:
  * "dest is updated on all PEs other than the root PE"; the team-based broadcast updates it on all
- * PEs, root included). Shoal's broadcast writes every member's dest (its algorithms address dest
- * at the same offset on every member, so the root cannot pass another buffer): the root keeps a
- * copy of its dest, and puts it back once every member has returned from the broadcast (a barrier
- * after it: from then on nobody writes into the root's dest for this call). */
+ * PEs, root included): Shoal's broadcast has an internal form whose root skips its own copy. */
 static shoal_err_t c_broadcast(const cteam_t *c, void *dest, const void *source, size_t nelems,
                                size_t esize, int root, int keep_root_dest) {
     shoal_err_t err = SHOAL_OK;
@@ -136,29 +134,8 @@ static shoal_err_t c_broadcast(const cteam_t *c, void *dest, const void *source,
     if (err == SHOAL_OK) err = sym(dest, nbytes, "dest", &d);
     if (err == SHOAL_OK) err = sym(source, nbytes, "source", &s);
     if (err != SHOAL_OK) return reject(c, err);
-    const char *call = shoal__current_call;
-    int am_root = c->my_pe == root;
-    void *saved = NULL;
-    if (keep_root_dest && am_root && dest != source) {
-        saved = malloc(nbytes);
-        if (saved) memcpy(saved, dest, nbytes);
-    }
-    err = shoal_broadcast(c->id, d, s, nbytes, root);
-    if (keep_root_dest) {
-        shoal_err_t b =
-            shoal_team_barrier(c->id); /* every member's writes for this call are done */
-        if (err == SHOAL_OK) err = b;
-        shoal__current_call = call;
-        if (saved) {
-            memcpy(dest, saved, nbytes);
-            free(saved);
-        } else if (am_root && dest != source && err == SHOAL_OK) {
-            /* Every member took part: only the root's dest is not what the call promises. */
-            err = shoal__fail(SHOAL_ERR_NOMEM,
-                              "out of host memory to keep the root's dest: it now holds the data");
-        }
-    }
-    return err;
+    return keep_root_dest ? shoal__broadcast_keep_root_dest(c->id, d, s, nbytes, root)
+                          : shoal_broadcast(c->id, d, s, nbytes, root);
 }
 
 static shoal_err_t c_collect(const cteam_t *c, void *dest, const void *source, size_t nelems,
@@ -615,7 +592,7 @@ void shmem__active_sets_finalize(void) {
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync) {
     SHMEM_ENTER("shmem_barrier");
     (void)pSync;
-    cteam_t c;
+    cteam_t c = {0};
     if (active_set(PE_start, logPE_stride, PE_size, &c) != SHOAL_OK) return;
     shmem_quiet(); /* like shmem_barrier_all: my operations are complete first */
     SHMEM_ENTER("shmem_barrier");
@@ -626,7 +603,7 @@ void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync) {
 void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync) {
     SHMEM_ENTER("shmem_sync");
     (void)pSync;
-    cteam_t c;
+    cteam_t c = {0};
     if (active_set(PE_start, logPE_stride, PE_size, &c) != SHOAL_OK) return;
     shoal_team_barrier(c.id);
     SHMEM_ENTER("shmem_sync");

@@ -99,7 +99,7 @@ static size_t sync_core(wait_kind_t kind, int block, void *ivars, size_t nelems,
     size_t taking_part = 0;
     for (size_t i = 0; i < nelems; i++) taking_part += !(status && status[i]);
     if (taking_part == 0) return kind == WAIT_ALL ? 1 : fail_value;
-    shoal_target_t one, *t = nelems == 1 ? &one : malloc(nelems * sizeof *t);
+    shoal_target_t one = {0}, *t = nelems == 1 ? &one : malloc(nelems * sizeof *t);
     if (!t) {
         shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
         return fail_value;
