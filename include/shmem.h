@@ -248,6 +248,9 @@ void *shmem_ptr(const void *dest, int pe);
 void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe);
 void shmem_info_get_version(int *major, int *minor);
 void shmem_info_get_name(char *name);
+/* Profiling control (1.5 profiling interface): levels 0 (off), 1 (on), 2 (flush) and tool-defined
+ * ones are accepted; Shoal itself profiles nothing, so this is a point for tools to intercept. */
+void shmem_pcontrol(const int level, ...);
 
 /* ---- Memory management ----------------------------------------------------------------------- */
 void *shmem_malloc(size_t size);

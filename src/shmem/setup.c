@@ -210,3 +210,7 @@ void shmem_info_get_name(char *name) {
     snprintf(name, SHMEM_MAX_NAME_LEN, "%s %s (OpenSHMEM %d.%d over %s)", SHMEM_VENDOR_STRING,
              SHOAL_VERSION_STRING, SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION, shoal_mpi_library());
 }
+
+void shmem_pcontrol(const int level, ...) {
+    (void)level; /* nothing to control: a hook for profiling tools that wrap the library */
+}

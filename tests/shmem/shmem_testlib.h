@@ -130,7 +130,8 @@ static inline int test_all_direct(void) {
  * representative subset of the types (test_keep); the full sweep runs at 1-2 PEs on both paths
  * and at 3-4 PEs on the direct path. */
 static inline int test_light(void) {
-    return (!test_direct() && t_np > 2) || t_np > 4;
+    /* (pretend nodes above 2 PEs: every atomic and wait goes through MPI, as on the MPI path) */
+    return ((!test_direct() || !test_all_direct()) && t_np > 2) || t_np > 4;
 }
 
 /* Whether to test the type named N (a TYPENAME of the tables) in this run. */

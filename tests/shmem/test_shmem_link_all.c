@@ -111,7 +111,7 @@ static const fn_t link_all_table_begin[] = {
     /* setup, query */
     F(shmem_init) F(shmem_init_thread) F(shmem_query_thread) F(shmem_finalize) F(shmem_global_exit)
         F(shmem_my_pe) F(shmem_n_pes) F(shmem_pe_accessible) F(shmem_addr_accessible) F(shmem_ptr)
-            F(shmem_team_ptr) F(shmem_info_get_version) F(shmem_info_get_name)
+            F(shmem_team_ptr) F(shmem_info_get_version) F(shmem_info_get_name) F(shmem_pcontrol)
     /* memory */
     F(shmem_malloc) F(shmem_malloc_with_hints) F(shmem_calloc) F(shmem_align) F(shmem_realloc)
         F(shmem_free)
