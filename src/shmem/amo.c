@@ -11,16 +11,6 @@
 #include "runtime/wait.h"
 #include "shmem_internal.h"
 
-static inline int world_pe(shmem_ctx_t ctx, int pe) {
-    if (__builtin_expect(ctx == SHMEM_CTX_DEFAULT, 1)) return pe;
-    if (!shmem__ctx_ok(ctx)) return -1;
-    int w = shmem__ctx_world_pe(ctx, pe);
-    if (w < 0)
-        shoal__fail(SHOAL_ERR_UNIT, "PE %d is not in the context's team (%d PEs)", pe,
-                    ctx->team->n_pes);
-    return w;
-}
-
 /* Every case shoal__amo_inline does not serve: MPI atomics, CAS, swap, the bitwise operations
  * (cold: the target comes in registers, so the in-line path needs no stack frame). */
 static __attribute__((noinline, cold)) int amo_rest(segment_t *seg, char *addr, int32_t rank,
@@ -38,7 +28,7 @@ static __attribute__((noinline, cold)) int amo_rest(segment_t *seg, char *addr, 
 static inline int amo(shmem_ctx_t ctx, void *dest, size_t size, int is_signed, amo_kind_t kind,
                       shoal_amo_op_t op, const void *value, const void *cmp, void *result, int pe) {
     shoal_target_t t = {0};
-    if ((ctx != SHMEM_CTX_DEFAULT && (pe = world_pe(ctx, pe)) < 0) ||
+    if ((ctx != SHMEM_CTX_DEFAULT && (pe = shmem__ctx_target_pe(ctx, pe)) < 0) ||
         shmem__target(dest, size, pe, &t) != SHOAL_OK)
         return 0;
     if (__builtin_expect((uintptr_t)dest % size != 0, 0)) {

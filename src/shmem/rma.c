@@ -11,17 +11,6 @@
 #include "rma/rma.h"
 #include "shmem_internal.h"
 
-/* The world PE a context's routine addresses; -1 after reporting a bad context or PE. */
-static inline int world_pe(shmem_ctx_t ctx, int pe) {
-    if (__builtin_expect(ctx == SHMEM_CTX_DEFAULT, 1)) return pe;
-    if (!shmem__ctx_ok(ctx)) return -1;
-    int w = shmem__ctx_world_pe(ctx, pe);
-    if (w < 0)
-        shoal__fail(SHOAL_ERR_UNIT, "PE %d is not in the context's team (%d PEs)", pe,
-                    ctx->team->n_pes);
-    return w;
-}
-
 /* The MPI path (and the non-blocking forms through MPI) of put_bytes/get_bytes: cold, so the
  * direct path in line needs no stack frame. */
 static __attribute__((noinline, cold)) void put_mpi(shmem_ctx_t ctx, void *dest, const void *src,
@@ -62,7 +51,7 @@ static inline void put_bytes(shmem_ctx_t ctx, void *dest, const void *src, size_
                              int nbi) {
     if (n == 0) return; /* legal with any address, NULL included */
     shoal_target_t t = {0};
-    if ((ctx != SHMEM_CTX_DEFAULT && (pe = world_pe(ctx, pe)) < 0) ||
+    if ((ctx != SHMEM_CTX_DEFAULT && (pe = shmem__ctx_target_pe(ctx, pe)) < 0) ||
         shmem__target(dest, n, pe, &t) != SHOAL_OK)
         return;
     if (__builtin_expect(t.addr != NULL, 1)) {
@@ -77,7 +66,7 @@ static inline void get_bytes(shmem_ctx_t ctx, void *dest, const void *src, size_
                              int nbi) {
     if (n == 0) return;
     shoal_target_t t = {0};
-    if ((ctx != SHMEM_CTX_DEFAULT && (pe = world_pe(ctx, pe)) < 0) ||
+    if ((ctx != SHMEM_CTX_DEFAULT && (pe = shmem__ctx_target_pe(ctx, pe)) < 0) ||
         shmem__target(src, n, pe, &t) != SHOAL_OK)
         return;
     if (__builtin_expect(t.addr != NULL, 1)) {
@@ -108,7 +97,7 @@ static void strided_bytes(shmem_ctx_t ctx, int is_put, void *dest, const void *s
     }
     const void *remote = is_put ? (const void *)dest : src;
     shoal_target_t t = {0};
-    if ((ctx != SHMEM_CTX_DEFAULT && (pe = world_pe(ctx, pe)) < 0) ||
+    if ((ctx != SHMEM_CTX_DEFAULT && (pe = shmem__ctx_target_pe(ctx, pe)) < 0) ||
         shmem__target(remote, extent, pe, &t) != SHOAL_OK)
         return;
     if (t.addr) { /* the peer's memory is mapped: copy element by element */
@@ -143,7 +132,7 @@ static void put_signal_bytes(shmem_ctx_t ctx, void *dest, const void *src, size_
         return;
     }
     shoal_gptr_t gd = SHOAL_GPTR_NULL, gs;
-    if ((ctx != SHMEM_CTX_DEFAULT && (pe = world_pe(ctx, pe)) < 0) ||
+    if ((ctx != SHMEM_CTX_DEFAULT && (pe = shmem__ctx_target_pe(ctx, pe)) < 0) ||
         shmem__gptr(sig_addr, sizeof *sig_addr, pe, &gs) != SHOAL_OK)
         return;
     if (n && shmem__gptr(dest, n, pe, &gd) != SHOAL_OK) return;

@@ -108,6 +108,16 @@ void shmem__ctx_quiet(shmem_ctx_t ctx);
 static inline int shmem__ctx_world_pe(shmem_ctx_t ctx, int pe) {
     return ctx->team == SHMEM_TEAM_WORLD ? pe : shmem__team_world_pe(ctx->team, pe);
 }
+/* The world PE a context's routine addresses; -1 after reporting a bad context or PE. */
+static inline int shmem__ctx_target_pe(shmem_ctx_t ctx, int pe) {
+    if (__builtin_expect(ctx == SHMEM_CTX_DEFAULT, 1)) return pe;
+    if (!shmem__ctx_ok(ctx)) return -1;
+    int w = shmem__ctx_world_pe(ctx, pe);
+    if (w < 0)
+        shoal__fail(SHOAL_ERR_UNIT, "PE %d is not in the context's team (%d PEs)", pe,
+                    ctx->team->n_pes);
+    return w;
+}
 void shmem__ctx_finalize(void);
 /* shmem_team_destroy: completes and destroys every context made on the team. */
 void shmem__ctx_destroy_team(shmem_team_t team);
