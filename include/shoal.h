@@ -373,6 +373,38 @@ shoal_err_t shoal_lock_acquire(shoal_lock_t lock);
 shoal_err_t shoal_lock_try_acquire(shoal_lock_t lock);
 shoal_err_t shoal_lock_release(shoal_lock_t lock);
 
+/* ---- Active-target epochs: fence synchronisation (docs/fence.md) -----------------------------
+ * MPI's fence model on a symmetric allocation (shoal_team_memalloc, or OpenSHMEM symmetric
+ * memory): shoal_epoch_fence is collective over the allocation's team. The first fence opens an
+ * epoch; from then on shoal_put_nb and shoal_get_nb to that allocation (any member's part) are
+ * the epoch's operations: they give *handle == SHOAL_HANDLE_NULL and the next fence completes
+ * them. At its return every operation any member issued to the allocation in the closing epoch is
+ * complete at its target and visible to the target's loads, and nothing issued after it can land
+ * before it. Buffers of an epoch's operations are not touched until the closing fence (the
+ * deferred design reads a put's source there). Blocking put/get, atomics and signals keep their
+ * meaning inside an epoch. Once fenced, an allocation stays in fence mode: a non-blocking put/get
+ * to it while no epoch is open (after a fence with SHOAL_EPOCH_NOSUCCEED) is SHOAL_ERR_STATE. */
+typedef enum {
+    SHOAL_EPOCH_AUTO = 0,        /* chosen by path and team size (docs/fence.md) */
+    SHOAL_EPOCH_DEFERRED = 1,    /* Fence-Def: queued, delivered in the closing fence */
+    SHOAL_EPOCH_IMM_NAIVE = 2,   /* Fence-Imm-Naive: finish messages, pairwise flags */
+    SHOAL_EPOCH_IMM_BARRIER = 3, /* Fence-Imm-Opt: finish messages, then a barrier */
+    SHOAL_EPOCH_IMM_NOTIFY = 4   /* Fence-Imm-RI: each put notifies its target; then a barrier */
+} shoal_epoch_design_t;
+/* Assertions (OR them; 0 = none), as MPI_MODE_*: every member passes the same value. */
+#define SHOAL_EPOCH_NOSTORE   1 /* no local stores to the allocation since the last fence */
+#define SHOAL_EPOCH_NOPRECEDE 2 /* this fence closes no operations (none issued since the last) */
+#define SHOAL_EPOCH_NOSUCCEED 4 /* no operations follow: the fence opens no epoch */
+
+shoal_err_t shoal_epoch_fence(shoal_gptr_t alloc, int assertions);
+/* Collective over the allocation's team, with no epoch open (before the first fence or after a
+ * NOSUCCEED one): the design its fences use from now on. Without it: SHOAL_EPOCH_DESIGN. */
+shoal_err_t shoal_epoch_set_design(shoal_gptr_t alloc, shoal_epoch_design_t design);
+/* The design in force on the allocation (AUTO resolved; SHOAL_EPOCH_AUTO before its first fence
+ * when nothing was set). */
+shoal_err_t shoal_epoch_get_design(shoal_gptr_t alloc, shoal_epoch_design_t *design);
+const char *shoal_epoch_design_name(shoal_epoch_design_t design); /* "deferred", ... */
+
 /* ---- Collectives ---------------------------------------------------------------------------- */
 /* Built only from Shoal's own put/get/atomics/signals. Every member of the team calls them with
  * the same arguments: with SHOAL_CHECK_COLLECTIVES=1 every call first agrees on them (one

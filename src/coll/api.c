@@ -101,6 +101,12 @@ shoal_err_t shoal_team_barrier(shoal_team_t team) {
     return run(&a);
 }
 
+shoal_err_t shoal__coll_barrier(team_t *t) {
+    coll_args_t a;
+    SHOAL_TRY(begin(COLL_BARRIER, t->id, &a));
+    return run(&a);
+}
+
 static shoal_err_t broadcast(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t src, size_t nbytes,
                              shoal_unit_t root, int keep_root_dest) {
     coll_args_t a;

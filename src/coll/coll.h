@@ -186,6 +186,9 @@ static inline void coll_root_copy(coll_args_t *a, size_t n) {
 }
 
 /* shoal_broadcast whose root leaves its dest untouched (the deprecated OpenSHMEM broadcast). */
+/* The barrier of shoal_team_barrier (its selection; my outstanding operations complete first)
+ * for layers above (epoch/), without the public entry's argument agreement. */
+shoal_err_t shoal__coll_barrier(team_t *team);
 shoal_err_t shoal__broadcast_keep_root_dest(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t src,
                                             size_t nbytes, shoal_unit_t root);
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "coll/coll.h"
+#include "epoch/fence.h"
 #include "mem/segment.h"
 #include "rma/rma.h"
 #include "runtime/config.h"
@@ -37,6 +38,8 @@ static void wire_layers(void) {
     shoal__team_hooks_register(&coll_hooks);
     /* freeing a segment first completes the handles still in flight on it (rma/) */
     shoal__segment_set_free_hook(shoal__handles_complete_segment);
+    /* and drops its fence state (epoch/) */
+    shoal__segment_set_epoch_hook(shoal__epoch_release);
 }
 
 static void release_node_info(void) {

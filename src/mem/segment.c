@@ -18,6 +18,12 @@ static int own_windows;          /* live segments with a window of their own (SH
 static pthread_mutex_t dirty_mu = PTHREAD_MUTEX_INITIALIZER; /* the dirty list, for threads */
 static void (*complete_in_flight)(const segment_t *);        /* rma/'s handle completion */
 
+static void (*release_epoch)(segment_t *, int); /* the fence state's release (epoch/) */
+
+void shoal__segment_set_epoch_hook(void (*release)(segment_t *seg, int collective)) {
+    release_epoch = release;
+}
+
 void shoal__segment_set_free_hook(void (*complete)(const segment_t *seg)) {
     complete_in_flight = complete;
 }
@@ -228,6 +234,7 @@ static shoal_err_t detach_and_release(segment_t *s) {
 
 shoal_err_t shoal__segment_free(segment_t *s) {
     if (complete_in_flight) complete_in_flight(s); /* handles still in flight on it */
+    if (s->epoch && release_epoch) release_epoch(s, 1);
     shoal_err_t err = SHOAL_OK;
     if (s->owns_win) return detach_and_release(s); /* MPI_Win_free synchronises */
     if (s->dirty) { /* my MPI operations complete at their targets before anybody detaches */
@@ -240,8 +247,9 @@ shoal_err_t shoal__segment_free(segment_t *s) {
     return err != SHOAL_OK ? err : e;
 }
 
-/* Live segments of a team (or all), in ascending id order. */
-static size_t collect(team_t *t, segment_t ***out) {
+/* Live segments of a team (or all), in ascending id order; users_only: the program's own
+ * allocations (listed before any is freed: freeing one also frees its fence state's segment). */
+static size_t collect(team_t *t, int users_only, segment_t ***out) {
     size_t n = 0;
     for (segment_t *s = shoal__seg_live; s; s = s->next)
         if (!t || s->team == t) n++;
@@ -250,6 +258,8 @@ static size_t collect(team_t *t, segment_t ***out) {
     n = 0;
     for (int id = 0; id < SHOAL_MAX_SEGMENTS; id++) {
         segment_t *s = shoal__segtab[id];
+        /* sync/ and coll/ free their own areas, and adopted memory is freed by its adopter */
+        if (users_only && s && (s->kind == SEG_INTERNAL || s->kind == SEG_ADOPTED)) continue;
         if (s && (!t || s->team == t)) v[n++] = s;
     }
     *out = v;
@@ -258,11 +268,9 @@ static size_t collect(team_t *t, segment_t ***out) {
 
 shoal_err_t shoal__segments_free_team(team_t *t) {
     segment_t **v = NULL;
-    size_t n = collect(t, &v);
+    size_t n = collect(t, 1, &v);
     shoal_err_t err = SHOAL_OK;
     for (size_t i = 0; i < n; i++) {
-        /* sync/ and coll/ free their own areas, and adopted memory is freed by its adopter */
-        if (v[i]->kind == SEG_INTERNAL || v[i]->kind == SEG_ADOPTED) continue;
         shoal_err_t e = shoal__segment_free(v[i]);
         if (err == SHOAL_OK) err = e;
     }
@@ -272,13 +280,14 @@ shoal_err_t shoal__segments_free_team(team_t *t) {
 
 void shoal__segments_finalize(void) {
     segment_t **v = NULL;
-    size_t n = collect(NULL, &v);
+    size_t n = collect(NULL, 0, &v);
     /* shoal_finalize's barrier completed every operation: attachments need no further
      * synchronisation (finalize stays linear in their number); windows of their own are freed
      * collectively, in this global id order. */
     for (size_t i = 0; i < n; i++) {
         if (v[i]->team->sync_seg == v[i]) v[i]->team->sync_seg = NULL;
         if (complete_in_flight) complete_in_flight(v[i]);
+        if (v[i]->epoch && release_epoch) release_epoch(v[i], 0);
         detach_and_release(v[i]);
     }
     free(v);

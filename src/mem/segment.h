@@ -20,6 +20,7 @@
 typedef enum { SEG_COLLECTIVE = 0, SEG_POOL = 1, SEG_INTERNAL = 2, SEG_ADOPTED = 3 } seg_kind_t;
 
 struct pool_alloc;
+struct epoch;
 
 typedef struct segment {
     uint16_t id;
@@ -38,6 +39,7 @@ typedef struct segment {
     MPI_Aint *win_disp; /* [team size] where each member's part starts in win (0 when owned) */
     int dirty;          /* MPI operations issued since the last flush_all */
     struct pool_alloc *pool;     /* SEG_POOL: the allocator of my part */
+    struct epoch *epoch;         /* fence state once the allocation was fenced (rma/epoch.h) */
     struct segment *next, *prev; /* list of live segments (unlinking is O(1)) */
     size_t dirty_slot;           /* index in the dirty list while dirty */
 } segment_t;
@@ -70,6 +72,11 @@ static inline size_t shoal__segment_part_size(const segment_t *s, int32_t rel) {
 /* Called first when a segment is freed, to complete the operations still in flight on it (rma/
  * registers its handle completion at init: mem/ never calls up). */
 void shoal__segment_set_free_hook(void (*complete)(const segment_t *seg));
+
+/* Called when a segment with fence state (seg->epoch) is freed, before anything else: collective
+ * is 1 inside the collective free (the state's own segment is freed with it), 0 at finalize (only
+ * host memory: the finalize loop releases every segment itself). Registered by lifecycle/. */
+void shoal__segment_set_epoch_hook(void (*release)(segment_t *seg, int collective));
 
 /* Remember that MPI operations on seg may be outstanding (flush_all completes them). */
 void shoal__segment_mark_dirty(segment_t *seg);

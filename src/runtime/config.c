@@ -77,6 +77,14 @@ static const cfg_entry_t table[] = {
     {"SHOAL_COLL_TUNING", CFG_STRING, "",
      "Path of a tuning file: lines \"collective rules\" (shoal-coll-tune writes one)",
      FIELD(coll_tuning), 0, 0},
+    {"SHOAL_EPOCH_DESIGN", CFG_STRING, "auto",
+     "Fence design of an allocation's epochs unless shoal_epoch_set_design chose one: auto, "
+     "deferred, imm_naive, imm_barrier or imm_notify (docs/fence.md)",
+     FIELD(epoch_design), 0, 0},
+    {"SHOAL_EPOCH_TEST_SKIP_WAIT", CFG_BOOL, "0",
+     "Testing only (a fault): fences skip waiting for the operations aimed at this unit, so the "
+     "overtaking test can show that it fails without that step",
+     FIELD(epoch_test_skip_wait), 0, 1},
 };
 #define NVARS ((int)(sizeof table / sizeof table[0]))
 

@@ -38,6 +38,8 @@ typedef struct {
     int mpi_windows;           /* live segments with a window of their own, at most */
     const char *coll_rules[8]; /* SHOAL_COLL_<NAME> per collective kind (coll/coll.h order) */
     const char *coll_tuning;   /* SHOAL_COLL_TUNING: path of a tuning file */
+    const char *epoch_design;  /* SHOAL_EPOCH_DESIGN: the fence design of new allocations */
+    int epoch_test_skip_wait;  /* testing only: fences skip their completion wait (a fault) */
 } shoal_runtime_t;
 
 extern shoal_runtime_t shoal__rt;

@@ -1,0 +1,302 @@
+/* shoal_epoch_fence and the four designs of the fence paper (docs/fence.md has one section per
+ * design and the reasons for each step). A closing fence has two duties: (1) every operation of
+ * the epoch is complete at its target before the target returns, (2) nothing of the next epoch
+ * reaches a member before that member has returned. The designs differ in how they learn (1) and
+ * how they provide (2):
+ *   deferred     queue; exchange counts (one per origin); deliver; flag each target; wait.
+ *                (2) comes free: the next epoch's operations wait in the queue until the next
+ *                fence's count exchange, which needs every member there.
+ *   imm_naive    operations went out at once; a finish flag to each target used; exchange counts;
+ *                wait; then a flag to every other member, and wait for all of theirs.
+ *   imm_barrier  as imm_naive, with a barrier instead of the pairwise flags.
+ *   imm_notify   every put already added 1 to its target's ARRIVED word; exchange the numbers of
+ *                puts; wait; barrier.
+ * The count exchange is a sparse reduce-scatter: each origin adds its contribution to the
+ * EXPECTED word of each target it used, then a barrier, then each member takes its own word. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll/coll.h"
+#include "fence.h"
+#include "rma/epoch.h"
+#include "rma/rma.h"
+
+#define ASSERTIONS_ALL (SHOAL_EPOCH_NOSTORE | SHOAL_EPOCH_NOPRECEDE | SHOAL_EPOCH_NOSUCCEED)
+
+static const char *const design_names[] = {"auto", "deferred", "imm_naive", "imm_barrier",
+                                           "imm_notify"};
+#define NDESIGNS ((int)(sizeof design_names / sizeof *design_names))
+
+const char *shoal_epoch_design_name(shoal_epoch_design_t design) {
+    return (unsigned)design < (unsigned)NDESIGNS ? design_names[design] : "unknown";
+}
+
+/* auto: measured on this machine (docs/fence.md, results/fence.md). On the direct path the copy
+ * completes in the call, so the design with the fewest synchronisation rounds wins: deferred
+ * (one barrier per fence, the others two). On the MPI path likewise; the immediate designs pay a
+ * flush and a flag per target on top. */
+static shoal_epoch_design_t resolve_auto(const segment_t *seg) {
+    (void)seg;
+    return SHOAL_EPOCH_DEFERRED;
+}
+
+static shoal_err_t default_design(shoal_epoch_design_t *design) {
+    const char *name = shoal__rt.epoch_design;
+    if (!name || !*name) name = "auto";
+    for (int d = 0; d < NDESIGNS; d++)
+        if (!strcmp(name, design_names[d])) {
+            *design = (shoal_epoch_design_t)d;
+            return SHOAL_OK;
+        }
+    return shoal__fail(SHOAL_ERR_INVAL,
+                       "SHOAL_EPOCH_DESIGN=%s is not a design (auto, deferred, imm_naive, "
+                       "imm_barrier, imm_notify)",
+                       name);
+}
+
+/* gp must name a symmetric allocation of a team I belong to. */
+static shoal_err_t fence_segment(shoal_gptr_t gp, segment_t **seg) {
+    shoal_target_t t = {0};
+    SHOAL_TRY(shoal__resolve(gp, 0, &t));
+    if (t.seg->kind != SEG_COLLECTIVE && t.seg->kind != SEG_ADOPTED)
+        return shoal__fail(SHOAL_ERR_GPTR, "fences work on symmetric allocations "
+                                           "(shoal_team_memalloc, OpenSHMEM symmetric memory), not "
+                                           "on pool blocks");
+    if (t.seg->team->rel_of_abs[shoal__rt.myid] < 0)
+        return shoal__fail(SHOAL_ERR_TEAM, "unit %d is not a member of the allocation's team %d",
+                           (int)shoal__rt.myid, (int)t.seg->team->id);
+    *seg = t.seg;
+    return SHOAL_OK;
+}
+
+static void state_free(epoch_t *e) {
+    if (!e) return;
+    free(e->ops_to);
+    free(e->notes_to);
+    free(e->touched);
+    free(e->queue);
+    pthread_mutex_destroy(&e->queue_mu);
+    free(e);
+}
+
+/* Collective over the allocation's team: its fence state, with design (AUTO resolved). */
+static shoal_err_t state_create(segment_t *seg, shoal_epoch_design_t design) {
+    team_t *t = seg->team;
+    epoch_t *e = calloc(1, sizeof *e);
+    if (e) {
+        pthread_mutex_init(&e->queue_mu, NULL);
+        e->ops_to = calloc((size_t)t->size, sizeof *e->ops_to);
+        e->notes_to = calloc((size_t)t->size, sizeof *e->notes_to);
+        e->touched = calloc((size_t)t->size, sizeof *e->touched);
+    }
+    shoal_err_t mine = SHOAL_OK;
+    if (!e || !e->ops_to || !e->notes_to || !e->touched)
+        mine = shoal__fail(SHOAL_ERR_NOMEM, "out of host memory for the fence state");
+    shoal_err_t err = shoal__team_agree(t, mine, 0, "");
+    if (err == SHOAL_OK)
+        err = shoal__segment_create(t, shoal__epoch_ctrl_bytes(t->size), SEG_INTERNAL, &e->ctrl);
+    if (err != SHOAL_OK) {
+        state_free(e);
+        return err;
+    }
+    e->design = design == SHOAL_EPOCH_AUTO ? resolve_auto(seg) : design;
+    seg->epoch = e;
+    return SHOAL_OK;
+}
+
+void shoal__epoch_release(segment_t *seg, int collective) {
+    epoch_t *e = seg->epoch;
+    seg->epoch = NULL;
+    if (e->nqueue)
+        shoal__warn("an allocation was freed with %zu deferred operations of an open epoch that no "
+                    "fence completed: they were dropped",
+                    e->nqueue);
+    if (collective && e->ctrl) shoal__segment_free(e->ctrl);
+    state_free(e);
+}
+
+/* ---- The steps the designs are made of --------------------------------------------------------
+ */
+
+static shoal_target_t my_word(epoch_t *e, size_t off) {
+    return shoal__target_at(e->ctrl, e->ctrl->team->myrel, off);
+}
+
+/* Sparse reduce-scatter: my contribution to each member I used (1, or the puts I notified it of),
+ * a barrier, then my own total, taken and reset in one swap. The slots alternate between
+ * exchanges: a fast member's next exchange cannot meet my reading of this one, since the next
+ * exchange's barrier needs me. */
+static shoal_err_t exchange_counts(epoch_t *e, int count_notes) {
+    size_t slot = EPOCH_OFF_EXPECTED + 8 * (size_t)(e->exchanges & 1);
+    for (uint32_t i = 0; i < e->ntouched; i++) {
+        int32_t r = e->touched[i];
+        uint64_t v = count_notes ? e->notes_to[r] : 1;
+        if (v) SHOAL_TRY(shoal__epoch_ctrl_add(e, r, slot, v, 1));
+    }
+    SHOAL_TRY(shoal__coll_barrier(e->ctrl->team));
+    shoal_target_t w = my_word(e, slot);
+    uint64_t zero = 0, mine = 0;
+    SHOAL_TRY(shoal__amo(&w, AMO_SWAP, SHOAL_OP_SUM, SHOAL_UINT64, &zero, NULL, &mine));
+    e->expected_total += mine;
+    e->exchanges++;
+    return SHOAL_OK;
+}
+
+/* Until every operation aimed at me has reported (ARRIVED reaches the total I was told). */
+static shoal_err_t wait_arrivals(epoch_t *e, segment_t *seg) {
+    if (shoal__rt.epoch_test_skip_wait) return SHOAL_OK; /* the test's fault: see config.c */
+    shoal_target_t w = my_word(e, EPOCH_OFF_ARRIVED);
+    SHOAL_TRY(shoal__wait_word(&w, SHOAL_CMP_GE, e->expected_total, NULL));
+    /* MPI wrote my part: where MPI and my plain loads meet, the unified model asks for a sync. */
+    if (!seg->atomics_direct) SHOAL_MPI(MPI_Win_sync(seg->win));
+    return SHOAL_OK;
+}
+
+/* Each member I used: my operations to it complete there (MPI path), then, with flag, one added
+ * to its ARRIVED word (the finish message of the immediate designs, the deferred design's flag on
+ * its last operation). */
+static shoal_err_t complete_targets(epoch_t *e, segment_t *seg, int flag) {
+    for (uint32_t i = 0; i < e->ntouched; i++) {
+        int32_t r = e->touched[i];
+        SHOAL_TRY(shoal__epoch_complete_to(e, seg, r));
+        if (flag) SHOAL_TRY(shoal__epoch_ctrl_add(e, r, EPOCH_OFF_ARRIVED, 1, 1));
+    }
+    return SHOAL_OK;
+}
+
+/* Duty (2) for the immediate designs: nobody starts the next epoch before everybody finished
+ * this fence. The naive design says so to every other member; the others use a barrier. */
+static shoal_err_t start_next_epoch(epoch_t *e) {
+    team_t *t = e->ctrl->team;
+    if (e->design == SHOAL_EPOCH_DEFERRED) return SHOAL_OK;
+    if (e->design != SHOAL_EPOCH_IMM_NAIVE) return shoal__coll_barrier(t);
+    uint64_t starts = ++e->fences;
+    SHOAL_TRY(shoal__segments_flush(-1)); /* my operations are complete before I say so */
+    for (int32_t j = 0; j < t->size; j++)
+        if (j != t->myrel)
+            SHOAL_TRY(shoal__epoch_ctrl_add(e, j, EPOCH_OFF_FLAGS + 8 * (size_t)t->myrel, 1, 1));
+    for (int32_t j = 0; j < t->size; j++) {
+        if (j == t->myrel) continue;
+        shoal_target_t w = my_word(e, EPOCH_OFF_FLAGS + 8 * (size_t)j);
+        SHOAL_TRY(shoal__wait_word(&w, SHOAL_CMP_GE, starts, NULL));
+    }
+    return SHOAL_OK;
+}
+
+/* Duty (1), by design. */
+static shoal_err_t close_epoch(epoch_t *e, segment_t *seg) {
+    switch (e->design) {
+    case SHOAL_EPOCH_DEFERRED:
+        SHOAL_TRY(exchange_counts(e, 0));
+        SHOAL_TRY(shoal__epoch_deliver_queue(e));
+        SHOAL_TRY(complete_targets(e, seg, 1));
+        break;
+    case SHOAL_EPOCH_IMM_NOTIFY:
+        SHOAL_TRY(complete_targets(e, seg, 0)); /* gets on the MPI path; puts were complete */
+        SHOAL_TRY(exchange_counts(e, 1));       /* its barrier flushes the notifications */
+        break;
+    default: /* imm_naive, imm_barrier */
+        SHOAL_TRY(complete_targets(e, seg, 1));
+        SHOAL_TRY(exchange_counts(e, 0));
+        break;
+    }
+    return wait_arrivals(e, seg);
+}
+
+/* An epoch declared empty (NOPRECEDE) in which I did issue operations: they are completed all
+ * the same, without telling the targets (who do not wait), and the notify design takes its
+ * notifications back so the targets' counts stay exact. */
+static shoal_err_t complete_undeclared(epoch_t *e, segment_t *seg) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < e->ntouched; i++) n += e->ops_to[e->touched[i]];
+    if (e->design == SHOAL_EPOCH_DEFERRED) SHOAL_TRY(shoal__epoch_deliver_queue(e));
+    SHOAL_TRY(complete_targets(e, seg, 0));
+    if (e->design == SHOAL_EPOCH_IMM_NOTIFY) {
+        SHOAL_TRY(shoal__segments_flush(-1)); /* the notifications land before they are undone */
+        for (uint32_t i = 0; i < e->ntouched; i++) {
+            int32_t r = e->touched[i];
+            if (e->notes_to[r])
+                SHOAL_TRY(shoal__epoch_ctrl_add(e, r, EPOCH_OFF_ARRIVED,
+                                                (uint64_t) - (int64_t)e->notes_to[r], 1));
+        }
+    }
+    shoal__epoch_reset_traffic(e);
+    return shoal__fail(SHOAL_ERR_STATE,
+                       "the fence asserted SHOAL_EPOCH_NOPRECEDE (an empty epoch), but this unit "
+                       "issued %u operations in it; they were completed anyway",
+                       n);
+}
+
+/* ---- Public calls ------------------------------------------------------------------------------
+ */
+
+shoal_err_t shoal_epoch_fence(shoal_gptr_t alloc, int assertions) {
+    SHOAL_ENTER("shoal_epoch_fence");
+    segment_t *seg = NULL;
+    shoal_err_t mine = fence_segment(alloc, &seg);
+    if (mine == SHOAL_OK && (assertions & ~ASSERTIONS_ALL))
+        mine = shoal__fail(SHOAL_ERR_INVAL,
+                           "unknown assertion bits 0x%x (SHOAL_EPOCH_NOSTORE, "
+                           "_NOPRECEDE, _NOSUCCEED)",
+                           (unsigned)(assertions & ~ASSERTIONS_ALL));
+    if (!seg) return mine; /* no allocation: no team to agree with */
+    /* Like the collectives: every member's verdict and arguments agree only when checked. */
+    if (shoal__rt.check_collectives)
+        SHOAL_TRY(shoal__team_agree(seg->team, mine,
+                                    (uint64_t)assertions << 32 | (uint64_t)seg->id << 16 | seg->gen,
+                                    "fence assertions or allocations"));
+    else
+        SHOAL_TRY(mine);
+    if (!seg->epoch) {
+        shoal_epoch_design_t d = SHOAL_EPOCH_AUTO;
+        shoal_err_t derr = default_design(&d);
+        SHOAL_TRY(shoal__team_agree(seg->team, derr, (uint64_t)d, "SHOAL_EPOCH_DESIGN values"));
+        SHOAL_TRY(state_create(seg, d));
+    }
+    epoch_t *e = seg->epoch;
+    int opens = !(assertions & SHOAL_EPOCH_NOSUCCEED);
+    shoal_err_t err = SHOAL_OK;
+    if (e->open) {
+        if (!(assertions & SHOAL_EPOCH_NOPRECEDE))
+            err = close_epoch(e, seg);
+        else if (e->ntouched)
+            err = complete_undeclared(e, seg); /* reported; the fence goes on */
+        shoal__epoch_reset_traffic(e);
+        if (err != SHOAL_OK && err != SHOAL_ERR_STATE) return err; /* MPI failed: give up */
+    }
+    if (opens) {
+        /* After a full close the deferred design needs nothing more; an opening fence of any
+         * immediate design needs everybody at the fence before the first operation flies. */
+        shoal_err_t e2 = start_next_epoch(e);
+        if (err == SHOAL_OK) err = e2;
+    }
+    e->open = opens;
+    return err;
+}
+
+shoal_err_t shoal_epoch_set_design(shoal_gptr_t alloc, shoal_epoch_design_t design) {
+    SHOAL_ENTER("shoal_epoch_set_design");
+    segment_t *seg = NULL;
+    SHOAL_TRY(fence_segment(alloc, &seg));
+    shoal_err_t mine = SHOAL_OK;
+    if ((unsigned)design >= (unsigned)NDESIGNS)
+        mine = shoal__fail(SHOAL_ERR_INVAL, "%d is not a fence design", (int)design);
+    else if (seg->epoch && seg->epoch->open)
+        mine = shoal__fail(SHOAL_ERR_STATE,
+                           "an epoch is open on this allocation: change the design before its "
+                           "first fence or after a fence with SHOAL_EPOCH_NOSUCCEED");
+    /* Rare and collective: always agreed, so different designs never meet in one fence. */
+    SHOAL_TRY(shoal__team_agree(seg->team, mine, (uint64_t)design, "fence designs"));
+    if (!seg->epoch) return state_create(seg, design);
+    seg->epoch->design = design == SHOAL_EPOCH_AUTO ? resolve_auto(seg) : design;
+    return SHOAL_OK;
+}
+
+shoal_err_t shoal_epoch_get_design(shoal_gptr_t alloc, shoal_epoch_design_t *design) {
+    SHOAL_ENTER("shoal_epoch_get_design");
+    if (!design) return shoal__fail(SHOAL_ERR_INVAL, "NULL output");
+    segment_t *seg = NULL;
+    SHOAL_TRY(fence_segment(alloc, &seg));
+    *design = seg->epoch ? seg->epoch->design : SHOAL_EPOCH_AUTO;
+    return SHOAL_OK;
+}

@@ -1,0 +1,66 @@
+/* The fence state of an allocation (docs/fence.md): what its epochs' operations left to do. The
+ * operations are issued here in rma/ (shoal_put_nb / shoal_get_nb land in shoal__epoch_issue);
+ * the fences that complete them are collective and live in epoch/. */
+#ifndef SHOAL_RMA_EPOCH_H
+#define SHOAL_RMA_EPOCH_H
+
+#include <pthread.h>
+
+#include "mem/resolve.h"
+
+/* The control words of one member in the state's own segment (epoch->ctrl), in bytes:
+ * EXPECTED[2]  operations (or origins) that will reach this member, added by the origins in a
+ *              fence's count exchange; two slots by parity of the exchange, read and reset by
+ *              their owner;
+ * ARRIVED      notifications and finish flags that did reach it, cumulative, never reset;
+ * FLAGS[size]  the pairwise "next epoch may start" flags of the naive design, one per member,
+ *              each holding the number of the last fence its writer finished. */
+#define EPOCH_OFF_EXPECTED 0
+#define EPOCH_OFF_ARRIVED  16
+#define EPOCH_OFF_FLAGS    24
+static inline size_t shoal__epoch_ctrl_bytes(int32_t team_size) {
+    return EPOCH_OFF_FLAGS + 8 * (size_t)team_size;
+}
+
+/* A deferred operation: everything the closing fence needs to carry it out. */
+typedef struct {
+    shoal_target_t target;
+    void *local; /* put: the source; get: the destination */
+    size_t nbytes;
+    int is_put;
+} epoch_op_t;
+
+typedef struct epoch {
+    shoal_epoch_design_t design; /* resolved: never AUTO */
+    int open;                    /* an epoch is open: operations may be issued */
+    uint64_t exchanges;          /* count exchanges done (their parity picks the slot) */
+    uint64_t fences;             /* closing fences done (the naive design's flag value) */
+    uint64_t expected_total;     /* arrivals this member was told to expect, in all */
+    segment_t *ctrl;             /* the members' control words (SEG_INTERNAL, same team) */
+    /* This epoch's traffic from me, per team member; updated atomically (threads may issue). */
+    uint32_t *ops_to;   /* [size] operations issued to each member */
+    uint32_t *notes_to; /* [size] notifications sent to each (the notify design) */
+    int32_t *touched;   /* the members with ops_to > 0, in first-touch order */
+    uint32_t ntouched;
+    /* The deferred design's queue, in issue order. */
+    pthread_mutex_t queue_mu; /* threads (SHOAL_THREAD_MULTIPLE) append at once */
+    epoch_op_t *queue;
+    size_t nqueue, queue_cap;
+} epoch_t;
+
+/* shoal_put_nb / shoal_get_nb on an allocation that has fence state (t->seg->epoch). */
+shoal_err_t shoal__epoch_issue(int is_put, void *local, const shoal_target_t *t, size_t nbytes,
+                               shoal_handle_t *handle);
+/* Adds delta to a control word of member rel: CPU atomics or an MPI accumulate, as the control
+ * segment's mechanism says (decision 4). flush 0 leaves an MPI accumulate outstanding (the fence
+ * completes it); 1 completes it now. */
+shoal_err_t shoal__epoch_ctrl_add(epoch_t *e, int32_t rel, size_t off, uint64_t delta, int flush);
+/* Completes my operations of the open epoch to member rel (the MPI path's flush; a no-op when
+ * the member is mapped here). */
+shoal_err_t shoal__epoch_complete_to(epoch_t *e, segment_t *seg, int32_t rel);
+/* Carries out the deferred queue (the closing fence of the deferred design). */
+shoal_err_t shoal__epoch_deliver_queue(epoch_t *e);
+/* Forgets this epoch's traffic (end of a closing fence). */
+void shoal__epoch_reset_traffic(epoch_t *e);
+
+#endif
