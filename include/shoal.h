@@ -405,6 +405,44 @@ shoal_err_t shoal_epoch_set_design(shoal_gptr_t alloc, shoal_epoch_design_t desi
 shoal_err_t shoal_epoch_get_design(shoal_gptr_t alloc, shoal_epoch_design_t *design);
 const char *shoal_epoch_design_name(shoal_epoch_design_t design); /* "deferred", ... */
 
+/* ---- One-sided broadcast: only the root calls (docs/rma_bcast.md) ----------------------------
+ * A symmetric allocation registered with shoal_rma_bcast_enable can receive broadcasts that only
+ * their root calls: the other members keep computing while a relay thread of each (one per
+ * registration and member, started by shoal_rma_bcast_enable, joined by deregistration, the
+ * allocation's free or shoal_finalize) forwards the data down a binomial tree. Broadcasts on one
+ * allocation run one at a time, in the order their roots acquire it: a second broadcast (from any
+ * root) waits until the first has reached every member. Broadcasts on different allocations
+ * overlap. On the MPI path (a member not reachable directly) the relay threads call MPI: that needs
+ * SHOAL_THREAD_MULTIPLE (shoal_init_thread); without it enable fails with SHOAL_ERR_UNSUPPORTED. */
+typedef enum {
+    SHOAL_RMA_BCAST_AUTO = 0,    /* by size and team size (SHOAL_RMA_BCAST_ALGO, docs) */
+    SHOAL_RMA_BCAST_LINEAR = 1,  /* the root puts to every member, then completes */
+    SHOAL_RMA_BCAST_BINOMIAL = 2 /* the root puts to ceil(log2 p) children; relays forward */
+} shoal_rma_bcast_algo_t;
+typedef struct shoal_rma_bcast_req *shoal_rma_bcast_t;
+#define SHOAL_RMA_BCAST_NULL ((shoal_rma_bcast_t)0)
+
+/* Collective over the allocation's team: register it and start this unit's relay thread for it.
+ * Freeing the allocation deregisters it. */
+shoal_err_t shoal_rma_bcast_enable(shoal_gptr_t alloc);
+/* Collective: deregister (waits for a broadcast in flight on it to reach every member). */
+shoal_err_t shoal_rma_bcast_disable(shoal_gptr_t alloc);
+/* Called by the root only: nbytes (> 0) from src to dest's offset in the allocation on every
+ * member, the root included (src may be the root's own dest). Returns when the root's own puts
+ * are done; *req completes when every member has the data. *seq (may be NULL) gets the
+ * broadcast's number on this allocation (1, 2, ...), which the members can wait for. */
+shoal_err_t shoal_rma_bcast(shoal_gptr_t dest, const void *src, size_t nbytes,
+                            shoal_rma_bcast_algo_t algo, shoal_rma_bcast_t *req, uint64_t *seq);
+/* The root's completion (the paper's RMABcastTest / RMABcastFlush): done when every member has
+ * the data; the request is released then (*req = SHOAL_RMA_BCAST_NULL). */
+shoal_err_t shoal_rma_bcast_test(shoal_rma_bcast_t *req, int *done);
+shoal_err_t shoal_rma_bcast_wait(shoal_rma_bcast_t *req);
+/* Any member, no call from the root needed: has broadcast number seq on alloc reached me (its
+ * data is in my part)? wait_arrival waits for it. */
+shoal_err_t shoal_rma_bcast_arrived(shoal_gptr_t alloc, uint64_t seq, int *arrived);
+shoal_err_t shoal_rma_bcast_wait_arrival(shoal_gptr_t alloc, uint64_t seq);
+const char *shoal_rma_bcast_algo_name(shoal_rma_bcast_algo_t algo); /* "linear", ... */
+
 /* ---- Collectives ---------------------------------------------------------------------------- */
 /* Built only from Shoal's own put/get/atomics/signals. Every member of the team calls them with
  * the same arguments: with SHOAL_CHECK_COLLECTIVES=1 every call first agrees on them (one

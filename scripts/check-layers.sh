@@ -6,7 +6,7 @@
 # "shoal/...") are not layers. A folder missing from the order fails too, so a new layer must be
 # placed in the picture.
 set -euo pipefail
-order=(runtime xport team mem rma sync coll epoch zcom lifecycle shmem)
+order=(runtime xport team mem rma sync coll epoch rbcast zcom lifecycle shmem)
 src="$(cd "$(dirname "${BASH_SOURCE[0]}")/../src" && pwd)"
 
 rank() {

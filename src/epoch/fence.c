@@ -106,6 +106,7 @@ static shoal_err_t state_create(segment_t *seg, shoal_epoch_design_t design) {
 
 void shoal__epoch_release(segment_t *seg, int collective) {
     epoch_t *e = seg->epoch;
+    if (!e) return;
     seg->epoch = NULL;
     if (e->nqueue)
         shoal__warn("an allocation was freed with %zu deferred operations of an open epoch that no "

@@ -7,6 +7,7 @@
 
 #include "coll/coll.h"
 #include "epoch/fence.h"
+#include "rbcast/rbcast.h"
 #include "mem/segment.h"
 #include "rma/rma.h"
 #include "runtime/config.h"
@@ -39,7 +40,9 @@ static void wire_layers(void) {
     /* freeing a segment first completes the handles still in flight on it (rma/) */
     shoal__segment_set_free_hook(shoal__handles_complete_segment);
     /* and drops its fence state (epoch/) */
-    shoal__segment_set_epoch_hook(shoal__epoch_release);
+    shoal__segment_add_release_hook(shoal__epoch_release);
+    /* and deregisters it from one-sided broadcasts, stopping its relay thread (rbcast/) */
+    shoal__segment_add_release_hook(shoal__rbcast_release);
 }
 
 static void release_node_info(void) {
@@ -266,13 +269,16 @@ shoal_err_t shoal_finalize(void) {
     size_t pending = shoal__handles_complete_all();
     if (pending)
         shoal__warn("%zu non-blocking operation(s) were never waited for; completed them", pending);
+    shoal__rbcast_quiesce_all(); /* one-sided broadcasts in flight need every relay thread */
     shoal_err_t err = shoal__team_barrier(shoal__team_all()); /* messages name shoal_finalize */
+    shoal__rbcast_stop_all(); /* nobody broadcasts any more: the relays go before the memory */
     shoal__progress_stop();
     shoal__sync_finalize();
     shoal__segments_finalize();
     shoal__teams_finalize();
     shoal__handles_release_spares();
     shoal__groups_finalize(); /* groups the program did not destroy */
+    shoal__rbcast_finalize();
     objtab_release();
     coll_select_finalize();
     release_node_info();

@@ -18,10 +18,15 @@ static int own_windows;          /* live segments with a window of their own (SH
 static pthread_mutex_t dirty_mu = PTHREAD_MUTEX_INITIALIZER; /* the dirty list, for threads */
 static void (*complete_in_flight)(const segment_t *);        /* rma/'s handle completion */
 
-static void (*release_epoch)(segment_t *, int); /* the fence state's release (epoch/) */
+static void (*release_hooks[SHOAL_SEGMENT_HOOKS_MAX])(segment_t *, int); /* epoch/, rbcast/ */
+static int nrelease_hooks;
 
-void shoal__segment_set_epoch_hook(void (*release)(segment_t *seg, int collective)) {
-    release_epoch = release;
+void shoal__segment_add_release_hook(void (*release)(segment_t *seg, int collective)) {
+    if (nrelease_hooks < SHOAL_SEGMENT_HOOKS_MAX) release_hooks[nrelease_hooks++] = release;
+}
+
+static void run_release_hooks(segment_t *s, int collective) {
+    for (int i = 0; i < nrelease_hooks; i++) release_hooks[i](s, collective);
 }
 
 void shoal__segment_set_free_hook(void (*complete)(const segment_t *seg)) {
@@ -234,7 +239,7 @@ static shoal_err_t detach_and_release(segment_t *s) {
 
 shoal_err_t shoal__segment_free(segment_t *s) {
     if (complete_in_flight) complete_in_flight(s); /* handles still in flight on it */
-    if (s->epoch && release_epoch) release_epoch(s, 1);
+    run_release_hooks(s, 1);                       /* state of the layers above */
     shoal_err_t err = SHOAL_OK;
     if (s->owns_win) return detach_and_release(s); /* MPI_Win_free synchronises */
     if (s->dirty) { /* my MPI operations complete at their targets before anybody detaches */
@@ -287,7 +292,7 @@ void shoal__segments_finalize(void) {
     for (size_t i = 0; i < n; i++) {
         if (v[i]->team->sync_seg == v[i]) v[i]->team->sync_seg = NULL;
         if (complete_in_flight) complete_in_flight(v[i]);
-        if (v[i]->epoch && release_epoch) release_epoch(v[i], 0);
+        run_release_hooks(v[i], 0);
         detach_and_release(v[i]);
     }
     free(v);

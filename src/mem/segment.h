@@ -21,6 +21,7 @@ typedef enum { SEG_COLLECTIVE = 0, SEG_POOL = 1, SEG_INTERNAL = 2, SEG_ADOPTED =
 
 struct pool_alloc;
 struct epoch;
+struct rb_space;
 
 typedef struct segment {
     uint16_t id;
@@ -40,6 +41,7 @@ typedef struct segment {
     int dirty;          /* MPI operations issued since the last flush_all */
     struct pool_alloc *pool;     /* SEG_POOL: the allocator of my part */
     struct epoch *epoch;         /* fence state once the allocation was fenced (rma/epoch.h) */
+    struct rb_space *rbcast;     /* registered for one-sided broadcasts (rbcast/space.h) */
     struct segment *next, *prev; /* list of live segments (unlinking is O(1)) */
     size_t dirty_slot;           /* index in the dirty list while dirty */
 } segment_t;
@@ -73,10 +75,13 @@ static inline size_t shoal__segment_part_size(const segment_t *s, int32_t rel) {
  * registers its handle completion at init: mem/ never calls up). */
 void shoal__segment_set_free_hook(void (*complete)(const segment_t *seg));
 
-/* Called when a segment with fence state (seg->epoch) is freed, before anything else: collective
- * is 1 inside the collective free (the state's own segment is freed with it), 0 at finalize (only
- * host memory: the finalize loop releases every segment itself). Registered by lifecycle/. */
-void shoal__segment_set_epoch_hook(void (*release)(segment_t *seg, int collective));
+/* State the upper layers hang on a segment (fence state, one-sided broadcast registration) is
+ * dropped by release hooks, run when the segment is freed, before anything else: collective is 1
+ * inside the collective free (a hook may free segments of its own then), 0 at finalize (host
+ * memory only: the finalize loop releases every segment itself). A hook returns at once when
+ * its field is unset. Registered by lifecycle/. */
+#define SHOAL_SEGMENT_HOOKS_MAX 4
+void shoal__segment_add_release_hook(void (*release)(segment_t *seg, int collective));
 
 /* Remember that MPI operations on seg may be outstanding (flush_all completes them). */
 void shoal__segment_mark_dirty(segment_t *seg);

@@ -85,6 +85,24 @@ static const cfg_entry_t table[] = {
      "Testing only (a fault): fences skip waiting for the operations aimed at this unit, so the "
      "overtaking test can show that it fails without that step",
      FIELD(epoch_test_skip_wait), 0, 1},
+    {"SHOAL_RMA_BCAST_ALGO", CFG_STRING, "auto",
+     "Algorithm of one-sided broadcasts called with SHOAL_RMA_BCAST_AUTO: auto (by size and team "
+     "size, docs/rma_bcast.md), linear or binomial",
+     FIELD(rb_algo), 0, 0},
+    {"SHOAL_RMA_BCAST_WAITER_US", CFG_INT, "0",
+     "Relay threads: 0 = spin briefly, then sleep until woken (futex; MPI path: backoff); N > 0 = "
+     "poll every N microseconds (the RMA broadcast paper's WaiterTimeout)",
+     FIELD(rb_waiter_us), 0, 10000000},
+    {"SHOAL_RMA_BCAST_FLUSH_US", CFG_INT, "0",
+     "shoal_rma_bcast_wait: 0 = Shoal's waiting policy; N > 0 = poll every N microseconds (the "
+     "paper's FlushTimeout)",
+     FIELD(rb_flush_us), 0, 10000000},
+    {"SHOAL_RMA_BCAST_RELAY_SPIN", CFG_INT, "2000",
+     "Relay threads: polls (with a pause) after a request before they go to sleep",
+     FIELD(rb_relay_spin), 0, 100000000},
+    {"SHOAL_RMA_BCAST_RELAY_MAX_SLEEP_US", CFG_INT, "100",
+     "Relay threads on the MPI path: longest sleep of their polling backoff (microseconds)",
+     FIELD(rb_relay_max_sleep_us), 1, 10000000},
 };
 #define NVARS ((int)(sizeof table / sizeof table[0]))
 

@@ -15,7 +15,13 @@
 
 #include <stdint.h>
 
-typedef enum { OBJ_HANDLE = 1, OBJ_LOCK = 2, OBJ_GROUP = 3 } obj_kind_t;
+typedef enum {
+    OBJ_HANDLE = 1,
+    OBJ_LOCK = 2,
+    OBJ_GROUP = 3,
+    OBJ_RB_REQ = 4,  /* a one-sided broadcast's request (rbcast/) */
+    OBJ_RB_SPACE = 5 /* a registration for one-sided broadcasts (rbcast/) */
+} obj_kind_t;
 
 typedef enum {
     OBJ_LIVE = 0,  /* the token names a live object of the kind asked for */

@@ -40,6 +40,11 @@ typedef struct {
     const char *coll_tuning;   /* SHOAL_COLL_TUNING: path of a tuning file */
     const char *epoch_design;  /* SHOAL_EPOCH_DESIGN: the fence design of new allocations */
     int epoch_test_skip_wait;  /* testing only: fences skip their completion wait (a fault) */
+    const char *rb_algo;       /* SHOAL_RMA_BCAST_ALGO: what SHOAL_RMA_BCAST_AUTO means */
+    int rb_waiter_us;          /* relay: fixed sleep between polls (the paper's WaiterTimeout) */
+    int rb_flush_us;           /* root's wait: fixed sleep between polls (FlushTimeout) */
+    int rb_relay_spin;         /* relay: polls before it sleeps */
+    int rb_relay_max_sleep_us; /* relay on the MPI path: longest backoff sleep */
 } shoal_runtime_t;
 
 extern shoal_runtime_t shoal__rt;

@@ -1,0 +1,374 @@
+/* The one-sided broadcast's algorithms, relay thread and completion (the RMA broadcast paper,
+ * sections 2.1-2.2; docs/rma_bcast.md), on an rb_space of either face.
+ *
+ * A broadcast holds the space (LOCK at member 0) from its start until the last member has the
+ * data, so broadcasts on one space never mix: the member whose DONE add completes the count
+ * releases it, without the root's help. The root takes a number (COUNT at member 0), copies into
+ * its own region, and either puts to everyone (linear) or to its binomial children (PutRequest:
+ * data, then descriptor, both complete, then the request word); each child's relay thread
+ * forwards to its own subtree from its region and adds one to the root's DONE. */
+#include <errno.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runtime/config.h"
+#include "runtime/error.h"
+#include "runtime/runtime.h"
+#include "runtime/wait.h"
+#include "space.h"
+
+typedef enum { CTRL_LOAD, CTRL_STORE, CTRL_FADD, CTRL_CAS } ctrl_op_t;
+
+/* One atomic on a control word of member r: CPU atomics on the mapping, or an MPI atomic and a
+ * flush. *result gets the old value (LOAD, FADD, CAS). */
+static shoal_err_t ctrl(rb_space_t *sp, int32_t r, size_t off, ctrl_op_t op, uint64_t value,
+                        uint64_t compare, uint64_t *result) {
+    uint64_t old = 0;
+    if (sp->ctrl_cpu) {
+        uint64_t *w = (uint64_t *)(sp->ctrl_direct[r] + off);
+        switch (op) {
+        case CTRL_LOAD:
+            old = __atomic_load_n(w, __ATOMIC_SEQ_CST);
+            break;
+        case CTRL_STORE:
+            __atomic_store_n(w, value, __ATOMIC_SEQ_CST);
+            break;
+        case CTRL_FADD:
+            old = __atomic_fetch_add(w, value, __ATOMIC_SEQ_CST);
+            break;
+        case CTRL_CAS:
+            old = compare;
+            __atomic_compare_exchange_n(w, &old, value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+            break;
+        }
+    } else {
+        MPI_Aint disp = sp->ctrl_disp0[r] + (MPI_Aint)off;
+        int rc = MPI_SUCCESS;
+        switch (op) {
+        case CTRL_LOAD:
+            rc = MPI_Fetch_and_op(NULL, &old, MPI_UINT64_T, r, disp, MPI_NO_OP, sp->ctrl_win);
+            break;
+        case CTRL_STORE:
+            rc = MPI_Accumulate(&value, 1, MPI_UINT64_T, r, disp, 1, MPI_UINT64_T, MPI_REPLACE,
+                                sp->ctrl_win);
+            break;
+        case CTRL_FADD:
+            rc = MPI_Fetch_and_op(&value, &old, MPI_UINT64_T, r, disp, MPI_SUM, sp->ctrl_win);
+            break;
+        case CTRL_CAS:
+            rc = MPI_Compare_and_swap(&value, &compare, &old, MPI_UINT64_T, r, disp, sp->ctrl_win);
+            break;
+        }
+        if (rc == MPI_SUCCESS) rc = MPI_Win_flush(r, sp->ctrl_win);
+        if (rc != MPI_SUCCESS) return shoal__mpi_fail(rc, "an atomic on a broadcast control word");
+    }
+    if (result) *result = old;
+    return SHOAL_OK;
+}
+
+static long futex(uint64_t *word, int op, uint32_t value, const struct timespec *timeout) {
+    /* The low half of the 64-bit word (little endian). Not FUTEX_PRIVATE: the word is in memory
+     * shared between processes. */
+    return syscall(SYS_futex, (uint32_t *)word, op, value, timeout, NULL, 0);
+}
+
+/* nbytes into member r's region at unit displacement where (MPI: in pieces of at most 1 GiB). */
+static shoal_err_t data_put(rb_space_t *sp, int32_t r, uint64_t where, const void *src,
+                            size_t nbytes) {
+    size_t at = (size_t)where * (size_t)sp->data_unit;
+    if (sp->data_direct[r]) {
+        memcpy(sp->data_direct[r] + at, src, nbytes);
+        return SHOAL_OK;
+    }
+    size_t piece = ((size_t)1 << 30) - (((size_t)1 << 30) % (size_t)sp->data_unit);
+    for (size_t done = 0; done < nbytes; done += piece) {
+        size_t n = nbytes - done < piece ? nbytes - done : piece;
+        MPI_Aint disp = sp->data_disp0[r] + (MPI_Aint)(where + done / (size_t)sp->data_unit);
+        int rc = MPI_Put((const char *)src + done, (int)n, MPI_BYTE, r, disp, (int)n, MPI_BYTE,
+                         sp->data_win);
+        if (rc != MPI_SUCCESS) return shoal__mpi_fail(rc, "MPI_Put (broadcast data)");
+    }
+    return SHOAL_OK;
+}
+
+/* PutRequest (paper figure 8): data, descriptor, both complete at r, then the request word, then
+ * wake r's relay if it sleeps. */
+static shoal_err_t put_request(rb_space_t *sp, int32_t r, const rb_descr_t *d, const void *src) {
+    SHOAL_TRY(data_put(sp, r, d->where, src, d->nbytes));
+    if (sp->ctrl_cpu) {
+        memcpy(sp->ctrl_direct[r] + RB_OFF_DESCR, d, sizeof *d);
+    } else {
+        int rc = MPI_Put(d, (int)sizeof *d, MPI_BYTE, r, sp->ctrl_disp0[r] + RB_OFF_DESCR,
+                         (int)sizeof *d, MPI_BYTE, sp->ctrl_win);
+        if (rc == MPI_SUCCESS) rc = MPI_Win_flush(r, sp->ctrl_win);
+        if (rc != MPI_SUCCESS) return shoal__mpi_fail(rc, "MPI_Put (broadcast descriptor)");
+    }
+    if (!sp->data_direct[r]) {
+        int rc = MPI_Win_flush(r, sp->data_win);
+        if (rc != MPI_SUCCESS) return shoal__mpi_fail(rc, "MPI_Win_flush (broadcast data)");
+    }
+    atomic_thread_fence(memory_order_release);
+    SHOAL_TRY(ctrl(sp, r, RB_OFF_REQ, CTRL_STORE, d->seq * 2, 0, NULL));
+    if (sp->ctrl_cpu) {
+        uint64_t *sleeping = (uint64_t *)(sp->ctrl_direct[r] + RB_OFF_SLEEPING);
+        if (__atomic_load_n(sleeping, __ATOMIC_SEQ_CST))
+            futex((uint64_t *)(sp->ctrl_direct[r] + RB_OFF_REQ), FUTEX_WAKE, 1, NULL);
+    }
+    return SHOAL_OK;
+}
+
+/* PutLoop (paper figure 7): my children in the binomial tree rooted at d->root, the largest
+ * subtree first. srank is my rank shifted so the root is 0. */
+static shoal_err_t put_loop(rb_space_t *sp, const rb_descr_t *d, const void *src) {
+    int32_t p = sp->size, root = (int32_t)d->root;
+    int32_t srank = (sp->me - root + p) % p;
+    int32_t mask = 1;
+    if (srank == 0)
+        while (mask < p) mask <<= 1;
+    else
+        mask = srank & -srank;
+    for (mask >>= 1; mask > 0; mask >>= 1)
+        if (srank + mask < p) SHOAL_TRY(put_request(sp, (srank + mask + root) % p, d, src));
+    return SHOAL_OK;
+}
+
+/* Past the budget of pauses, give the core away: more processes than cores is common here. */
+static void pause_poll(const rb_space_t *sp, unsigned *polls) {
+    if (++*polls < (unsigned)sp->spin_count)
+        shoal__cpu_relax();
+    else
+        sched_yield();
+}
+
+shoal_rma_bcast_algo_t rb_auto_algo(size_t nbytes, int32_t p) {
+    /* The measured crossover (results/rma_bcast.md): binomial wins once the root would otherwise
+     * put the data more than twice, from mid-sized messages on. */
+    if (p <= 2) return SHOAL_RMA_BCAST_LINEAR;
+    if (p >= 4 && nbytes >= 16384) return SHOAL_RMA_BCAST_BINOMIAL;
+    return SHOAL_RMA_BCAST_LINEAR;
+}
+
+shoal_err_t rb_broadcast(rb_space_t *sp, uint64_t where, const void *src, size_t nbytes,
+                         shoal_rma_bcast_algo_t algo, uint64_t *done_target, uint64_t *seq_out) {
+    int32_t p = sp->size, me = sp->me;
+    /* Step 1 of the paper: the previous broadcast on this space (any root) is complete. */
+    unsigned polls = 0;
+    for (;;) {
+        uint64_t old = 0;
+        SHOAL_TRY(ctrl(sp, 0, RB_OFF_LOCK, CTRL_CAS, (uint64_t)me + 1, 0, &old));
+        if (old == 0) break;
+        pause_poll(sp, &polls);
+    }
+    uint64_t seq = 0, base = 0;
+    SHOAL_TRY(ctrl(sp, 0, RB_OFF_COUNT, CTRL_FADD, 1, 0, &seq));
+    seq++;
+    SHOAL_TRY(ctrl(sp, me, RB_OFF_DONE, CTRL_LOAD, 0, 0, &base));
+    rb_descr_t d = {seq, (uint64_t)me, where, nbytes, base + (uint64_t)(p - 1)};
+    char *mine = sp->my_data + (size_t)where * (size_t)sp->data_unit;
+    if (mine != (const char *)src) memmove(mine, src, nbytes);
+    __atomic_store_n(&sp->my_root_arrived, seq, __ATOMIC_SEQ_CST);
+    *done_target = d.done_target;
+    *seq_out = seq;
+    if (p == 1) return ctrl(sp, 0, RB_OFF_LOCK, CTRL_STORE, 0, 0, NULL);
+    if (algo == SHOAL_RMA_BCAST_BINOMIAL) return put_loop(sp, &d, src);
+    /* Linear (figure 3): every put, then complete them all, then tell each member (the request
+     * word, marked "nothing to relay", is what arrival queries read), then count and release. */
+    for (int32_t r = 0; r < p; r++)
+        if (r != me) SHOAL_TRY(data_put(sp, r, where, src, nbytes));
+    if (sp->uses_mpi) {
+        int rc = MPI_Win_flush_all(sp->data_win);
+        if (rc != MPI_SUCCESS) return shoal__mpi_fail(rc, "MPI_Win_flush_all (broadcast data)");
+    }
+    atomic_thread_fence(memory_order_release);
+    for (int32_t r = 0; r < p; r++)
+        if (r != me) SHOAL_TRY(ctrl(sp, r, RB_OFF_REQ, CTRL_STORE, seq * 2 + 1, 0, NULL));
+    SHOAL_TRY(ctrl(sp, me, RB_OFF_DONE, CTRL_FADD, (uint64_t)(p - 1), 0, NULL));
+    return ctrl(sp, 0, RB_OFF_LOCK, CTRL_STORE, 0, 0, NULL);
+}
+
+/* ---- The relay thread (the paper's Broadcaster, figure 9) --------------------------------------
+ */
+
+static shoal_err_t relay_serve(rb_space_t *sp, uint64_t seq) {
+    rb_descr_t d;
+    if (!sp->ctrl_cpu) {
+        int rc = MPI_Win_sync(sp->ctrl_win);
+        if (rc == MPI_SUCCESS && sp->uses_mpi) rc = MPI_Win_sync(sp->data_win);
+        if (rc != MPI_SUCCESS) return shoal__mpi_fail(rc, "MPI_Win_sync (relay)");
+    }
+    atomic_thread_fence(memory_order_acquire);
+    memcpy(&d, sp->ctrl_mine + RB_OFF_DESCR, sizeof d);
+    if (d.seq != seq)
+        return shoal__fail(SHOAL_ERR_STATE,
+                           "relay: descriptor of broadcast %llu under request %llu",
+                           (unsigned long long)d.seq, (unsigned long long)seq);
+    SHOAL_TRY(put_loop(sp, &d, sp->my_data + (size_t)d.where * (size_t)sp->data_unit));
+    uint64_t old = 0;
+    SHOAL_TRY(ctrl(sp, (int32_t)d.root, RB_OFF_DONE, CTRL_FADD, 1, 0, &old));
+    if (old + 1 == d.done_target) /* the last member: the space is free for the next one */
+        SHOAL_TRY(ctrl(sp, 0, RB_OFF_LOCK, CTRL_STORE, 0, 0, NULL));
+    return SHOAL_OK;
+}
+
+/* Waits for the request word to move from seen: a short spin, then a futex sleep (the writer
+ * wakes it), or on the MPI path polls with a growing sleep; fixed sleeps when configured. */
+static void relay_idle(rb_space_t *sp, uint64_t seen, unsigned *idle, unsigned *backoff_us) {
+    int waiter_us = sp->waiter_us;
+    if (waiter_us > 0) {
+        usleep((useconds_t)waiter_us);
+        return;
+    }
+    if (*idle < (unsigned)sp->relay_spin) {
+        (*idle)++;
+        shoal__cpu_relax();
+        return;
+    }
+    if (sp->ctrl_cpu) {
+        uint64_t *sleeping = (uint64_t *)(sp->ctrl_mine + RB_OFF_SLEEPING);
+        uint64_t *req = (uint64_t *)(sp->ctrl_mine + RB_OFF_REQ);
+        __atomic_store_n(sleeping, 1, __ATOMIC_SEQ_CST);
+        /* Re-check after announcing the sleep: a writer that stored before saw no sleeper. The
+         * timeout bounds a stop request's wait (stop wakes the futex too). */
+        if (__atomic_load_n(req, __ATOMIC_SEQ_CST) == seen &&
+            !__atomic_load_n(&sp->stop, __ATOMIC_SEQ_CST)) {
+            struct timespec limit = {0, 50 * 1000 * 1000};
+            futex(req, FUTEX_WAIT, (uint32_t)seen, &limit);
+        }
+        __atomic_store_n(sleeping, 0, __ATOMIC_SEQ_CST);
+        return;
+    }
+    usleep(*backoff_us);
+    unsigned most = (unsigned)sp->relay_max_sleep_us;
+    *backoff_us = *backoff_us * 2 > most ? most : *backoff_us * 2;
+}
+
+static void *relay_main(void *arg) {
+    rb_space_t *sp = arg;
+    shoal__current_call = "relay thread of a one-sided broadcast";
+    uint64_t seen = 0;
+    unsigned idle = 0, backoff_us = 1;
+    while (!__atomic_load_n(&sp->stop, __ATOMIC_SEQ_CST)) {
+        uint64_t v = 0;
+        if (ctrl(sp, sp->me, RB_OFF_REQ, CTRL_LOAD, 0, 0, &v) != SHOAL_OK) {
+            __atomic_fetch_add(&sp->relay_errors, 1, __ATOMIC_RELAXED);
+            usleep(1000);
+            continue;
+        }
+        if (v != seen) {
+            seen = v;
+            idle = 0;
+            backoff_us = 1;
+            if (!(v & 1) && relay_serve(sp, v / 2) != SHOAL_OK)
+                __atomic_fetch_add(&sp->relay_errors, 1, __ATOMIC_RELAXED);
+            continue;
+        }
+        relay_idle(sp, seen, &idle, &backoff_us);
+    }
+    return NULL;
+}
+
+shoal_err_t rb_relay_start(rb_space_t *sp) {
+    if (sp->size == 1) return SHOAL_OK; /* nobody to relay to */
+    sp->stop = 0;
+    int rc = pthread_create(&sp->relay, NULL, relay_main, sp);
+    if (rc != 0)
+        return shoal__fail(SHOAL_ERR_NOMEM, "cannot start the relay thread: %s", strerror(rc));
+    sp->relay_started = 1;
+    return SHOAL_OK;
+}
+
+void rb_relay_stop(rb_space_t *sp) {
+    if (!sp->relay_started) return;
+    __atomic_store_n(&sp->stop, 1, __ATOMIC_SEQ_CST);
+    if (sp->ctrl_cpu) futex((uint64_t *)(sp->ctrl_mine + RB_OFF_REQ), FUTEX_WAKE, 1, NULL);
+    pthread_join(sp->relay, NULL);
+    sp->relay_started = 0;
+}
+
+/* ---- Completion ---------------------------------------------------------------------------------
+ */
+
+shoal_err_t rb_test(rb_space_t *sp, uint64_t done_target, int *done) {
+    uint64_t v = 0;
+    SHOAL_TRY(ctrl(sp, sp->me, RB_OFF_DONE, CTRL_LOAD, 0, 0, &v));
+    *done = v >= done_target;
+    return SHOAL_OK;
+}
+
+shoal_err_t rb_wait(rb_space_t *sp, uint64_t done_target) {
+    unsigned polls = 0;
+    for (;;) {
+        int done = 0;
+        SHOAL_TRY(rb_test(sp, done_target, &done));
+        if (done) return SHOAL_OK;
+        if (sp->flush_us > 0)
+            usleep((useconds_t)sp->flush_us);
+        else
+            pause_poll(sp, &polls);
+    }
+}
+
+shoal_err_t rb_arrived(rb_space_t *sp, uint64_t seq, int *arrived) {
+    uint64_t req = 0;
+    SHOAL_TRY(ctrl(sp, sp->me, RB_OFF_REQ, CTRL_LOAD, 0, 0, &req));
+    uint64_t last = req / 2, mine = __atomic_load_n(&sp->my_root_arrived, __ATOMIC_SEQ_CST);
+    *arrived = seq <= (last > mine ? last : mine);
+    if (*arrived && sp->uses_mpi) { /* MPI wrote my region: sync before the program's loads */
+        int rc = MPI_Win_sync(sp->data_win);
+        if (rc != MPI_SUCCESS) return shoal__mpi_fail(rc, "MPI_Win_sync");
+    }
+    return SHOAL_OK;
+}
+
+shoal_err_t rb_wait_arrival(rb_space_t *sp, uint64_t seq) {
+    unsigned polls = 0;
+    for (;;) {
+        int arrived = 0;
+        SHOAL_TRY(rb_arrived(sp, seq, &arrived));
+        if (arrived) return SHOAL_OK;
+        pause_poll(sp, &polls);
+    }
+}
+
+shoal_err_t rb_quiesce(rb_space_t *sp) {
+    unsigned polls = 0;
+    for (;;) {
+        uint64_t lock = 0;
+        SHOAL_TRY(ctrl(sp, 0, RB_OFF_LOCK, CTRL_LOAD, 0, 0, &lock));
+        if (lock == 0) return SHOAL_OK;
+        pause_poll(sp, &polls);
+    }
+}
+
+shoal_err_t rb_params_load(rb_space_t *sp) {
+    shoal_runtime_t env;
+    const shoal_runtime_t *rt = &shoal__rt;
+    if (!shoal__rt.initialized) { /* the plain-MPI face: read the environment as init would */
+        memset(&env, 0, sizeof env);
+        env.debug = shoal__rt.debug;
+        SHOAL_TRY(shoal__config_load(&env));
+        rt = &env;
+    }
+    sp->waiter_us = rt->rb_waiter_us;
+    sp->flush_us = rt->rb_flush_us;
+    sp->relay_spin = rt->rb_relay_spin;
+    sp->relay_max_sleep_us = rt->rb_relay_max_sleep_us;
+    sp->spin_count = rt->spin_count;
+    const char *a = rt->rb_algo && *rt->rb_algo ? rt->rb_algo : "auto";
+    if (!strcmp(a, "auto"))
+        sp->auto_means = SHOAL_RMA_BCAST_AUTO;
+    else if (!strcmp(a, "linear"))
+        sp->auto_means = SHOAL_RMA_BCAST_LINEAR;
+    else if (!strcmp(a, "binomial"))
+        sp->auto_means = SHOAL_RMA_BCAST_BINOMIAL;
+    else
+        return shoal__fail(SHOAL_ERR_INVAL,
+                           "SHOAL_RMA_BCAST_ALGO=%s is not an algorithm (auto, linear, binomial)",
+                           a);
+    return SHOAL_OK;
+}

@@ -1,0 +1,269 @@
+/* The one-sided broadcast on Shoal allocations (include/shoal.h, docs/rma_bcast.md): a
+ * registration is an rb_space over the allocation's segment (landing regions) and a control
+ * segment of its own on the same team; requests are object-table tokens. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mem/resolve.h"
+#include "rbcast.h"
+#include "runtime/objtab.h"
+#include "space.h"
+
+struct shoal_rma_bcast_req {
+    uintptr_t token;       /* the program's name for it */
+    uintptr_t space_token; /* its registration: stale once deregistered */
+    uint64_t done_target;
+};
+
+static rb_space_t *live_spaces; /* this face's registrations, for finalize */
+
+static const char *const algo_names[] = {"auto", "linear", "binomial"};
+
+const char *shoal_rma_bcast_algo_name(shoal_rma_bcast_algo_t algo) {
+    return (unsigned)algo < 3 ? algo_names[algo] : "unknown";
+}
+
+/* gp must name a symmetric allocation of a team I belong to. */
+static shoal_err_t alloc_segment(shoal_gptr_t gp, size_t nbytes, segment_t **seg) {
+    shoal_target_t t = {0};
+    SHOAL_TRY(shoal__resolve(gp, nbytes, &t));
+    if (t.seg->kind != SEG_COLLECTIVE && t.seg->kind != SEG_ADOPTED)
+        return shoal__fail(SHOAL_ERR_GPTR, "one-sided broadcasts land in symmetric allocations "
+                                           "(shoal_team_memalloc, OpenSHMEM symmetric memory), not "
+                                           "in pool blocks");
+    if (t.seg->team->rel_of_abs[shoal__rt.myid] < 0)
+        return shoal__fail(SHOAL_ERR_TEAM, "unit %d is not a member of the allocation's team %d",
+                           (int)shoal__rt.myid, (int)t.seg->team->id);
+    *seg = t.seg;
+    return SHOAL_OK;
+}
+
+static shoal_err_t registered(shoal_gptr_t gp, size_t nbytes, segment_t **seg) {
+    SHOAL_TRY(alloc_segment(gp, nbytes, seg));
+    if (!(*seg)->rbcast)
+        return shoal__fail(SHOAL_ERR_STATE, "the allocation is not registered for one-sided "
+                                            "broadcasts (shoal_rma_bcast_enable)");
+    return SHOAL_OK;
+}
+
+static void space_free(rb_space_t *sp) {
+    if (!sp) return;
+    if (sp->token) objtab_remove(OBJ_RB_SPACE, sp->token);
+    for (rb_space_t **p = &live_spaces; *p; p = &(*p)->next)
+        if (*p == sp) {
+            *p = sp->next;
+            break;
+        }
+    free(sp);
+}
+
+shoal_err_t shoal_rma_bcast_enable(shoal_gptr_t alloc) {
+    SHOAL_ENTER("shoal_rma_bcast_enable");
+    segment_t *seg = NULL;
+    SHOAL_TRY(alloc_segment(alloc, 0, &seg));
+    team_t *t = seg->team;
+    shoal_err_t mine = SHOAL_OK;
+    rb_space_t *sp = NULL;
+    int uses_mpi = 0;
+    for (int32_t r = 0; r < t->size; r++)
+        if (r != t->myrel && !seg->direct[r]) uses_mpi = 1;
+    if (seg->rbcast)
+        mine = shoal__fail(SHOAL_ERR_STATE, "the allocation is registered already");
+    else if (uses_mpi && shoal__rt.thread_level != MPI_THREAD_MULTIPLE)
+        mine = shoal__fail(SHOAL_ERR_UNSUPPORTED,
+                           "members of this allocation are reached through MPI, and the relay "
+                           "threads then call MPI at the same time as the program: that needs "
+                           "MPI_THREAD_MULTIPLE (shoal_init_thread with SHOAL_THREAD_MULTIPLE on "
+                           "an MPI that gives it, e.g. MPICH; Open MPI 4.1 with osc/pt2pt does "
+                           "not, see docs/design.md), or the direct path (one node, "
+                           "SHOAL_DIRECT=1)");
+    else if (!(sp = calloc(1, sizeof *sp)))
+        mine = shoal__fail(SHOAL_ERR_NOMEM, "out of host memory for the registration");
+    else
+        mine = rb_params_load(sp);
+    shoal_err_t err = shoal__team_agree(t, mine, 0, "");
+    segment_t *ctrl = NULL;
+    if (err == SHOAL_OK) err = shoal__segment_create(t, RB_CTRL_BYTES, SEG_INTERNAL, &ctrl);
+    if (err != SHOAL_OK) {
+        free(sp);
+        return err;
+    }
+    sp->size = t->size;
+    sp->me = t->myrel;
+    sp->data_win = seg->win;
+    sp->data_direct = seg->direct;
+    sp->data_disp0 = seg->win_disp;
+    sp->data_unit = 1;
+    sp->data_size = seg->sizes;
+    sp->my_data = seg->my_base;
+    sp->ctrl_win = ctrl->win;
+    sp->ctrl_direct = ctrl->direct;
+    sp->ctrl_disp0 = ctrl->win_disp;
+    sp->ctrl_mine = ctrl->my_base;
+    sp->ctrl_cpu = ctrl->atomics_direct;
+    sp->uses_mpi = uses_mpi;
+    sp->face = ctrl;
+    sp->next = live_spaces;
+    live_spaces = sp;
+    sp->token = objtab_insert(OBJ_RB_SPACE, sp);
+    err = sp->token ? rb_relay_start(sp)
+                    : shoal__fail(SHOAL_ERR_NOMEM, "out of host memory for the registration");
+    if (err != SHOAL_OK) { /* the control segment goes with the allocation */
+        space_free(sp);
+        return err;
+    }
+    seg->rbcast = sp;
+    return SHOAL_OK;
+}
+
+void shoal__rbcast_release(segment_t *seg, int collective) {
+    rb_space_t *sp = seg->rbcast;
+    if (!sp) return;
+    seg->rbcast = NULL;
+    /* A broadcast in flight needs every relay: wait for it before stopping mine. */
+    if (collective) rb_quiesce(sp);
+    rb_relay_stop(sp);
+    if (collective) shoal__segment_free((segment_t *)sp->face);
+    space_free(sp);
+}
+
+shoal_err_t shoal_rma_bcast_disable(shoal_gptr_t alloc) {
+    SHOAL_ENTER("shoal_rma_bcast_disable");
+    segment_t *seg = NULL;
+    SHOAL_TRY(registered(alloc, 0, &seg));
+    SHOAL_TRY(
+        shoal__team_agree(seg->team, SHOAL_OK, (uint64_t)seg->id << 16 | seg->gen, "allocations"));
+    shoal__rbcast_release(seg, 1);
+    return SHOAL_OK;
+}
+
+void shoal__rbcast_quiesce_all(void) {
+    for (rb_space_t *sp = live_spaces; sp; sp = sp->next) rb_quiesce(sp);
+}
+
+void shoal__rbcast_stop_all(void) {
+    for (rb_space_t *sp = live_spaces; sp; sp = sp->next) rb_relay_stop(sp);
+}
+
+shoal_err_t shoal_rma_bcast(shoal_gptr_t dest, const void *src, size_t nbytes,
+                            shoal_rma_bcast_algo_t algo, shoal_rma_bcast_t *req, uint64_t *seq) {
+    SHOAL_ENTER("shoal_rma_bcast");
+    if (!req) return shoal__fail(SHOAL_ERR_INVAL, "NULL request output");
+    if (nbytes == 0)
+        return shoal__fail(SHOAL_ERR_INVAL, "a broadcast of 0 bytes (nothing to send)");
+    if (!src) return shoal__fail(SHOAL_ERR_INVAL, "NULL source buffer for %zu bytes", nbytes);
+    if ((unsigned)algo > SHOAL_RMA_BCAST_BINOMIAL)
+        return shoal__fail(SHOAL_ERR_INVAL, "%d is not a broadcast algorithm", (int)algo);
+    segment_t *seg = NULL;
+    /* The bounds check of the resolve covers every member: the allocation is symmetric. */
+    SHOAL_TRY(registered(dest, nbytes, &seg));
+    rb_space_t *sp = seg->rbcast;
+    if (algo == SHOAL_RMA_BCAST_AUTO) algo = sp->auto_means;
+    if (algo == SHOAL_RMA_BCAST_AUTO) algo = rb_auto_algo(nbytes, sp->size);
+    struct shoal_rma_bcast_req *r = malloc(sizeof *r);
+    if (!r || !(r->token = objtab_insert(OBJ_RB_REQ, r))) {
+        free(r);
+        return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory for a broadcast request");
+    }
+    uint64_t target = 0, number = 0;
+    shoal_err_t err = rb_broadcast(sp, dest.offset, src, nbytes, algo, &target, &number);
+    if (err != SHOAL_OK) {
+        objtab_remove(OBJ_RB_REQ, r->token);
+        free(r);
+        return err;
+    }
+    r->space_token = sp->token;
+    r->done_target = target;
+    *req = (shoal_rma_bcast_t)r->token;
+    if (seq) *seq = number;
+    return SHOAL_OK;
+}
+
+/* The live request behind a token and its registration (still live). */
+static shoal_err_t lookup(shoal_rma_bcast_t token, struct shoal_rma_bcast_req **r,
+                          rb_space_t **sp) {
+    void *obj = NULL;
+    switch (objtab_lookup(OBJ_RB_REQ, (uintptr_t)token, &obj)) {
+    case OBJ_LIVE:
+        break;
+    case OBJ_STALE:
+        return shoal__fail(SHOAL_ERR_HANDLE, "the broadcast request was completed already");
+    default:
+        return shoal__fail(SHOAL_ERR_HANDLE, "not a broadcast request");
+    }
+    *r = obj;
+    /* A deregistered space: deregistration waited for its broadcasts, so this one is complete. */
+    void *space = NULL;
+    *sp = objtab_lookup(OBJ_RB_SPACE, (*r)->space_token, &space) == OBJ_LIVE ? space : NULL;
+    return SHOAL_OK;
+}
+
+static void release(struct shoal_rma_bcast_req *r) {
+    objtab_remove(OBJ_RB_REQ, r->token);
+    free(r);
+}
+
+/* Shared by the two faces: test and wait on a request token. */
+shoal_err_t shoal__rb_req_test(shoal_rma_bcast_t *req, int *done) {
+    if (!req || !done) return shoal__fail(SHOAL_ERR_INVAL, "NULL argument");
+    if (*req == SHOAL_RMA_BCAST_NULL) {
+        *done = 1;
+        return SHOAL_OK;
+    }
+    struct shoal_rma_bcast_req *r = NULL;
+    rb_space_t *sp = NULL;
+    SHOAL_TRY(lookup(*req, &r, &sp));
+    int d = 1;
+    if (sp) SHOAL_TRY(rb_test(sp, r->done_target, &d));
+    if (d) {
+        release(r);
+        *req = SHOAL_RMA_BCAST_NULL;
+    }
+    *done = d;
+    return SHOAL_OK;
+}
+
+shoal_err_t shoal__rb_req_wait(shoal_rma_bcast_t *req) {
+    if (!req) return shoal__fail(SHOAL_ERR_INVAL, "NULL request");
+    if (*req == SHOAL_RMA_BCAST_NULL) return SHOAL_OK;
+    struct shoal_rma_bcast_req *r = NULL;
+    rb_space_t *sp = NULL;
+    SHOAL_TRY(lookup(*req, &r, &sp));
+    if (sp) SHOAL_TRY(rb_wait(sp, r->done_target));
+    release(r);
+    *req = SHOAL_RMA_BCAST_NULL;
+    return SHOAL_OK;
+}
+
+static void free_request(void *r) {
+    free(r);
+}
+
+void shoal__rbcast_finalize(void) {
+    objtab_drain(OBJ_RB_REQ, free_request); /* requests never tested to completion */
+}
+
+shoal_err_t shoal_rma_bcast_test(shoal_rma_bcast_t *req, int *done) {
+    SHOAL_ENTER("shoal_rma_bcast_test");
+    return shoal__rb_req_test(req, done);
+}
+
+shoal_err_t shoal_rma_bcast_wait(shoal_rma_bcast_t *req) {
+    SHOAL_ENTER("shoal_rma_bcast_wait");
+    return shoal__rb_req_wait(req);
+}
+
+shoal_err_t shoal_rma_bcast_arrived(shoal_gptr_t alloc, uint64_t seq, int *arrived) {
+    SHOAL_ENTER("shoal_rma_bcast_arrived");
+    if (!arrived) return shoal__fail(SHOAL_ERR_INVAL, "NULL output");
+    segment_t *seg = NULL;
+    SHOAL_TRY(registered(alloc, 0, &seg));
+    return rb_arrived(seg->rbcast, seq, arrived);
+}
+
+shoal_err_t shoal_rma_bcast_wait_arrival(shoal_gptr_t alloc, uint64_t seq) {
+    SHOAL_ENTER("shoal_rma_bcast_wait_arrival");
+    segment_t *seg = NULL;
+    SHOAL_TRY(registered(alloc, 0, &seg));
+    return rb_wait_arrival(seg->rbcast, seq);
+}
