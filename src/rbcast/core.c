@@ -1,12 +1,13 @@
 /* The one-sided broadcast's algorithms, relay thread and completion (the RMA broadcast paper,
  * sections 2.1-2.2; docs/rma_bcast.md), on an rb_space of either face.
  *
- * A broadcast holds the space (LOCK at member 0) from its start until the last member has the
- * data, so broadcasts on one space never mix: the member whose DONE add completes the count
- * releases it, without the root's help. The root takes a number (COUNT at member 0), copies into
- * its own region, and either puts to everyone (linear) or to its binomial children (PutRequest:
- * data, then descriptor, both complete, then the request word); each child's relay thread
- * forwards to its own subtree from its region and adds one to the root's DONE. */
+ * A broadcast holds the space (a ticket lock at member 0) from its start until the last member
+ * has the data, so broadcasts on one space never mix and run in the order their roots asked: the
+ * member whose DONE add completes the count serves the next ticket, without the root's help. The
+ * root copies into its own region, and either puts to everyone (linear) or to its binomial
+ * children (PutRequest: data, then descriptor, both complete, then the request word); each
+ * child's relay thread forwards to its own subtree from its region and adds one to the root's
+ * DONE. */
 #include <errno.h>
 #include <linux/futex.h>
 #include <sched.h>
@@ -22,12 +23,12 @@
 #include "runtime/wait.h"
 #include "space.h"
 
-typedef enum { CTRL_LOAD, CTRL_STORE, CTRL_FADD, CTRL_CAS } ctrl_op_t;
+typedef enum { CTRL_LOAD, CTRL_STORE, CTRL_FADD } ctrl_op_t;
 
 /* One atomic on a control word of member r: CPU atomics on the mapping, or an MPI atomic and a
- * flush. *result gets the old value (LOAD, FADD, CAS). */
+ * flush. *result gets the old value (LOAD, FADD). */
 static shoal_err_t ctrl(rb_space_t *sp, int32_t r, size_t off, ctrl_op_t op, uint64_t value,
-                        uint64_t compare, uint64_t *result) {
+                        uint64_t *result) {
     uint64_t old = 0;
     if (sp->ctrl_cpu) {
         uint64_t *w = (uint64_t *)(sp->ctrl_direct[r] + off);
@@ -40,10 +41,6 @@ static shoal_err_t ctrl(rb_space_t *sp, int32_t r, size_t off, ctrl_op_t op, uin
             break;
         case CTRL_FADD:
             old = __atomic_fetch_add(w, value, __ATOMIC_SEQ_CST);
-            break;
-        case CTRL_CAS:
-            old = compare;
-            __atomic_compare_exchange_n(w, &old, value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
             break;
         }
     } else {
@@ -59,9 +56,6 @@ static shoal_err_t ctrl(rb_space_t *sp, int32_t r, size_t off, ctrl_op_t op, uin
             break;
         case CTRL_FADD:
             rc = MPI_Fetch_and_op(&value, &old, MPI_UINT64_T, r, disp, MPI_SUM, sp->ctrl_win);
-            break;
-        case CTRL_CAS:
-            rc = MPI_Compare_and_swap(&value, &compare, &old, MPI_UINT64_T, r, disp, sp->ctrl_win);
             break;
         }
         if (rc == MPI_SUCCESS) rc = MPI_Win_flush(r, sp->ctrl_win);
@@ -113,7 +107,7 @@ static shoal_err_t put_request(rb_space_t *sp, int32_t r, const rb_descr_t *d, c
         if (rc != MPI_SUCCESS) return shoal__mpi_fail(rc, "MPI_Win_flush (broadcast data)");
     }
     atomic_thread_fence(memory_order_release);
-    SHOAL_TRY(ctrl(sp, r, RB_OFF_REQ, CTRL_STORE, d->seq * 2, 0, NULL));
+    SHOAL_TRY(ctrl(sp, r, RB_OFF_REQ, CTRL_STORE, d->seq * 2, NULL));
     if (sp->ctrl_cpu) {
         uint64_t *sleeping = (uint64_t *)(sp->ctrl_direct[r] + RB_OFF_SLEEPING);
         if (__atomic_load_n(sleeping, __ATOMIC_SEQ_CST))
@@ -157,24 +151,21 @@ shoal_err_t rb_broadcast(rb_space_t *sp, uint64_t where, const void *src, size_t
                          shoal_rma_bcast_algo_t algo, uint64_t *done_target, uint64_t *seq_out) {
     int32_t p = sp->size, me = sp->me;
     /* Step 1 of the paper: the previous broadcast on this space (any root) is complete. */
-    unsigned polls = 0;
-    for (;;) {
-        uint64_t old = 0;
-        SHOAL_TRY(ctrl(sp, 0, RB_OFF_LOCK, CTRL_CAS, (uint64_t)me + 1, 0, &old));
-        if (old == 0) break;
-        pause_poll(sp, &polls);
+    uint64_t ticket = 0, serving = 0, base = 0;
+    SHOAL_TRY(ctrl(sp, 0, RB_OFF_NEXT, CTRL_FADD, 1, &ticket));
+    for (unsigned polls = 0;; pause_poll(sp, &polls)) {
+        SHOAL_TRY(ctrl(sp, 0, RB_OFF_SERVING, CTRL_LOAD, 0, &serving));
+        if (serving == ticket) break;
     }
-    uint64_t seq = 0, base = 0;
-    SHOAL_TRY(ctrl(sp, 0, RB_OFF_COUNT, CTRL_FADD, 1, 0, &seq));
-    seq++;
-    SHOAL_TRY(ctrl(sp, me, RB_OFF_DONE, CTRL_LOAD, 0, 0, &base));
+    uint64_t seq = ticket + 1;
+    SHOAL_TRY(ctrl(sp, me, RB_OFF_DONE, CTRL_LOAD, 0, &base));
     rb_descr_t d = {seq, (uint64_t)me, where, nbytes, base + (uint64_t)(p - 1)};
     char *mine = sp->my_data + (size_t)where * (size_t)sp->data_unit;
     if (mine != (const char *)src) memmove(mine, src, nbytes);
     __atomic_store_n(&sp->my_root_arrived, seq, __ATOMIC_SEQ_CST);
     *done_target = d.done_target;
     *seq_out = seq;
-    if (p == 1) return ctrl(sp, 0, RB_OFF_LOCK, CTRL_STORE, 0, 0, NULL);
+    if (p == 1) return ctrl(sp, 0, RB_OFF_SERVING, CTRL_FADD, 1, NULL);
     if (algo == SHOAL_RMA_BCAST_BINOMIAL) return put_loop(sp, &d, src);
     /* Linear (figure 3): every put, then complete them all, then tell each member (the request
      * word, marked "nothing to relay", is what arrival queries read), then count and release. */
@@ -186,9 +177,9 @@ shoal_err_t rb_broadcast(rb_space_t *sp, uint64_t where, const void *src, size_t
     }
     atomic_thread_fence(memory_order_release);
     for (int32_t r = 0; r < p; r++)
-        if (r != me) SHOAL_TRY(ctrl(sp, r, RB_OFF_REQ, CTRL_STORE, seq * 2 + 1, 0, NULL));
-    SHOAL_TRY(ctrl(sp, me, RB_OFF_DONE, CTRL_FADD, (uint64_t)(p - 1), 0, NULL));
-    return ctrl(sp, 0, RB_OFF_LOCK, CTRL_STORE, 0, 0, NULL);
+        if (r != me) SHOAL_TRY(ctrl(sp, r, RB_OFF_REQ, CTRL_STORE, seq * 2 + 1, NULL));
+    SHOAL_TRY(ctrl(sp, me, RB_OFF_DONE, CTRL_FADD, (uint64_t)(p - 1), NULL));
+    return ctrl(sp, 0, RB_OFF_SERVING, CTRL_FADD, 1, NULL);
 }
 
 /* ---- The relay thread (the paper's Broadcaster, figure 9) --------------------------------------
@@ -209,9 +200,9 @@ static shoal_err_t relay_serve(rb_space_t *sp, uint64_t seq) {
                            (unsigned long long)d.seq, (unsigned long long)seq);
     SHOAL_TRY(put_loop(sp, &d, sp->my_data + (size_t)d.where * (size_t)sp->data_unit));
     uint64_t old = 0;
-    SHOAL_TRY(ctrl(sp, (int32_t)d.root, RB_OFF_DONE, CTRL_FADD, 1, 0, &old));
-    if (old + 1 == d.done_target) /* the last member: the space is free for the next one */
-        SHOAL_TRY(ctrl(sp, 0, RB_OFF_LOCK, CTRL_STORE, 0, 0, NULL));
+    SHOAL_TRY(ctrl(sp, (int32_t)d.root, RB_OFF_DONE, CTRL_FADD, 1, &old));
+    if (old + 1 == d.done_target) /* the last member: the next ticket may go */
+        SHOAL_TRY(ctrl(sp, 0, RB_OFF_SERVING, CTRL_FADD, 1, NULL));
     return SHOAL_OK;
 }
 
@@ -254,7 +245,7 @@ static void *relay_main(void *arg) {
     unsigned idle = 0, backoff_us = 1;
     while (!__atomic_load_n(&sp->stop, __ATOMIC_SEQ_CST)) {
         uint64_t v = 0;
-        if (ctrl(sp, sp->me, RB_OFF_REQ, CTRL_LOAD, 0, 0, &v) != SHOAL_OK) {
+        if (ctrl(sp, sp->me, RB_OFF_REQ, CTRL_LOAD, 0, &v) != SHOAL_OK) {
             __atomic_fetch_add(&sp->relay_errors, 1, __ATOMIC_RELAXED);
             usleep(1000);
             continue;
@@ -295,7 +286,7 @@ void rb_relay_stop(rb_space_t *sp) {
 
 shoal_err_t rb_test(rb_space_t *sp, uint64_t done_target, int *done) {
     uint64_t v = 0;
-    SHOAL_TRY(ctrl(sp, sp->me, RB_OFF_DONE, CTRL_LOAD, 0, 0, &v));
+    SHOAL_TRY(ctrl(sp, sp->me, RB_OFF_DONE, CTRL_LOAD, 0, &v));
     *done = v >= done_target;
     return SHOAL_OK;
 }
@@ -315,7 +306,7 @@ shoal_err_t rb_wait(rb_space_t *sp, uint64_t done_target) {
 
 shoal_err_t rb_arrived(rb_space_t *sp, uint64_t seq, int *arrived) {
     uint64_t req = 0;
-    SHOAL_TRY(ctrl(sp, sp->me, RB_OFF_REQ, CTRL_LOAD, 0, 0, &req));
+    SHOAL_TRY(ctrl(sp, sp->me, RB_OFF_REQ, CTRL_LOAD, 0, &req));
     uint64_t last = req / 2, mine = __atomic_load_n(&sp->my_root_arrived, __ATOMIC_SEQ_CST);
     *arrived = seq <= (last > mine ? last : mine);
     if (*arrived && sp->uses_mpi) { /* MPI wrote my region: sync before the program's loads */
@@ -336,12 +327,11 @@ shoal_err_t rb_wait_arrival(rb_space_t *sp, uint64_t seq) {
 }
 
 shoal_err_t rb_quiesce(rb_space_t *sp) {
-    unsigned polls = 0;
-    for (;;) {
-        uint64_t lock = 0;
-        SHOAL_TRY(ctrl(sp, 0, RB_OFF_LOCK, CTRL_LOAD, 0, 0, &lock));
-        if (lock == 0) return SHOAL_OK;
-        pause_poll(sp, &polls);
+    for (unsigned polls = 0;; pause_poll(sp, &polls)) {
+        uint64_t next = 0, serving = 0;
+        SHOAL_TRY(ctrl(sp, 0, RB_OFF_SERVING, CTRL_LOAD, 0, &serving));
+        SHOAL_TRY(ctrl(sp, 0, RB_OFF_NEXT, CTRL_LOAD, 0, &next));
+        if (next == serving) return SHOAL_OK;
     }
 }
 

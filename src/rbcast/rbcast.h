@@ -14,6 +14,10 @@ void shoal__rbcast_release(segment_t *seg, int collective);
 void shoal__rbcast_quiesce_all(void);
 void shoal__rbcast_stop_all(void);
 void shoal__rbcast_finalize(void);
+/* Starts a broadcast on sp (AUTO resolved) and gives the root its request. */
+struct rb_space;
+shoal_err_t shoal__rb_start(struct rb_space *sp, uint64_t where, const void *src, size_t nbytes,
+                            shoal_rma_bcast_algo_t algo, shoal_rma_bcast_t *req, uint64_t *seq);
 /* Test and wait on a request of either face. */
 shoal_err_t shoal__rb_req_test(shoal_rma_bcast_t *req, int *done);
 shoal_err_t shoal__rb_req_wait(shoal_rma_bcast_t *req);

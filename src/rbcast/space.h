@@ -12,15 +12,17 @@
 #include "shoal.h"
 
 /* Control words of each member, bytes from the start of its control part:
- * LOCK     (member 0) 0, or the root holding the space + 1: one broadcast at a time
- * COUNT    (member 0) broadcasts started: numbers them
+ * NEXT     (member 0) tickets taken: broadcast number k holds ticket k - 1
+ * SERVING  (member 0) broadcasts completed: ticket t may start when SERVING == t. A ticket lock
+ *          (fetch-and-add only: Open MPI's osc/rdma crashes in compare-and-swap, MPI-NOTES.md),
+ *          so broadcasts on one space run one at a time in the order their roots asked
  * DONE     members that completed broadcasts rooted here (cumulative; the root's completion)
  * REQ      the last request here: number * 2, + 1 when there is nothing to relay (linear);
  *          the relay thread sleeps on its low 32 bits (futex) on the direct path
  * SLEEPING the relay thread is (about to be) asleep on REQ: a writer must wake it
  * DESCR    the request's description, written by the parent before REQ */
-#define RB_OFF_LOCK     0
-#define RB_OFF_COUNT    8
+#define RB_OFF_NEXT     0
+#define RB_OFF_SERVING  8
 #define RB_OFF_DONE     16
 #define RB_OFF_REQ      24
 #define RB_OFF_SLEEPING 32
