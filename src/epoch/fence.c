@@ -31,13 +31,19 @@ const char *shoal_epoch_design_name(shoal_epoch_design_t design) {
     return (unsigned)design < (unsigned)NDESIGNS ? design_names[design] : "unknown";
 }
 
-/* auto: measured on this machine (docs/fence.md, results/fence.md). On the direct path the copy
- * completes in the call, so the design with the fewest synchronisation rounds wins: deferred
- * (one barrier per fence, the others two). On the MPI path likewise; the immediate designs pay a
- * flush and a flag per target on top. */
+/* auto: measured on this machine (docs/fence.md, results/fence.md). With every member mapped the
+ * copies complete in the call, so imm_barrier needs its barrier only (see below): one round, the
+ * least any fence can do. On the MPI path deferred pays one barrier and a flag per target, the
+ * immediate designs a flush and a flag per target and two rounds. */
 static shoal_epoch_design_t resolve_auto(const segment_t *seg) {
-    (void)seg;
-    return SHOAL_EPOCH_DEFERRED;
+    return seg->atomics_direct ? SHOAL_EPOCH_IMM_BARRIER : SHOAL_EPOCH_DEFERRED;
+}
+
+/* imm_barrier on an allocation every member maps: each operation was a copy, complete (and
+ * fenced) when its call returned, so the finish messages and the count exchange would report
+ * nothing the barrier does not already say. Its one barrier then carries both duties. */
+static int completes_at_barrier(const epoch_t *e, const segment_t *seg) {
+    return e->design == SHOAL_EPOCH_IMM_BARRIER && seg->atomics_direct;
 }
 
 static shoal_err_t default_design(shoal_epoch_design_t *design) {
@@ -256,9 +262,20 @@ shoal_err_t shoal_epoch_fence(shoal_gptr_t alloc, int assertions) {
     }
     epoch_t *e = seg->epoch;
     int opens = !(assertions & SHOAL_EPOCH_NOSUCCEED);
+    int precedes = e->open && !(assertions & SHOAL_EPOCH_NOPRECEDE);
     shoal_err_t err = SHOAL_OK;
+    if (completes_at_barrier(e, seg)) {
+        if (e->open && !precedes && e->ntouched) err = complete_undeclared(e, seg);
+        shoal__epoch_reset_traffic(e);
+        if (precedes || opens) {
+            shoal_err_t e2 = shoal__coll_barrier(seg->team);
+            if (err == SHOAL_OK) err = e2;
+        }
+        e->open = opens;
+        return err;
+    }
     if (e->open) {
-        if (!(assertions & SHOAL_EPOCH_NOPRECEDE))
+        if (precedes)
             err = close_epoch(e, seg);
         else if (e->ntouched)
             err = complete_undeclared(e, seg); /* reported; the fence goes on */
