@@ -1,10 +1,12 @@
 /* Requests of both faces: the root's handle on a broadcast, an object-table token (a stale or
  * made-up value is recognised without touching freed memory). */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "rbcast.h"
 #include "runtime/error.h"
 #include "runtime/objtab.h"
+#include "runtime/runtime.h"
 #include "space.h"
 
 struct shoal_rma_bcast_req {
@@ -15,8 +17,13 @@ struct shoal_rma_bcast_req {
 
 shoal_err_t shoal__rb_start(rb_space_t *sp, uint64_t where, const void *src, size_t nbytes,
                             shoal_rma_bcast_algo_t algo, shoal_rma_bcast_t *req, uint64_t *seq) {
+    shoal_rma_bcast_algo_t asked = algo;
     if (algo == SHOAL_RMA_BCAST_AUTO) algo = sp->auto_means;
     if (algo == SHOAL_RMA_BCAST_AUTO) algo = rb_auto_algo(nbytes, sp->size);
+    if (shoal__rt.coll_verbose) /* SHOAL_COLL_VERBOSE: the collectives' verbose mode */
+        fprintf(stderr, "shoal: rma_bcast: %s (%s) for %zu bytes on %d members\n",
+                shoal_rma_bcast_algo_name(algo),
+                asked == SHOAL_RMA_BCAST_AUTO ? "auto" : "asked for", nbytes, (int)sp->size);
     /* The request first: nothing may fail once data has gone out. */
     struct shoal_rma_bcast_req *r = malloc(sizeof *r);
     if (!r || !(r->token = objtab_insert(OBJ_RB_REQ, r))) {
