@@ -702,6 +702,63 @@ static shoal_err_t last_algo(shoal_team_t team, int null_out) {
 BAD(la_out, last_algo(ALL, 1))
 BAD(la_team, last_algo(dead_team, 0))
 
+/* ---- Fences and the one-sided broadcast (sym is never fenced nor registered here) ---------- */
+BAD(fence_freed, shoal_epoch_fence(freed, 0))
+BAD(fence_null, shoal_epoch_fence(SHOAL_GPTR_NULL, 0))
+BAD(fence_pool, shoal_epoch_fence(blk, 0))
+BAD(fence_bits, shoal_epoch_fence(sym, 0x40))
+BAD(design_range, shoal_epoch_set_design(sym, (shoal_epoch_design_t)9))
+BAD(design_freed, shoal_epoch_set_design(freed, SHOAL_EPOCH_AUTO))
+static shoal_err_t get_design_of(shoal_gptr_t gp, int null_out) {
+    shoal_epoch_design_t d = (shoal_epoch_design_t)77;
+    shoal_err_t e = shoal_epoch_get_design(gp, null_out ? NULL : &d);
+    SAME(d == (shoal_epoch_design_t)77);
+    return e;
+}
+BAD(get_design_out, get_design_of(sym, 1))
+BAD(get_design_freed, get_design_of(freed, 0))
+BAD(rb_enable_freed, shoal_rma_bcast_enable(freed))
+BAD(rb_enable_pool, shoal_rma_bcast_enable(blk))
+BAD(rb_disable_unreg, shoal_rma_bcast_disable(sym))
+static shoal_err_t rb_of(shoal_gptr_t gp, size_t n, int algo, int null_req) {
+    shoal_rma_bcast_t r = (shoal_rma_bcast_t)(uintptr_t)0x77;
+    uint64_t seq = 77;
+    shoal_err_t e =
+        shoal_rma_bcast(gp, lbuf, n, (shoal_rma_bcast_algo_t)algo, null_req ? NULL : &r, &seq);
+    SAME(r == (shoal_rma_bcast_t)(uintptr_t)0x77 && seq == 77);
+    return e;
+}
+BAD(rb_zero, rb_of(sym, 0, 0, 0))
+BAD(rb_req_null, rb_of(sym, 8, 0, 1))
+BAD(rb_algo, rb_of(sym, 8, 5, 0))
+BAD(rb_unreg, rb_of(sym, 8, 0, 0))
+BAD(rb_freed, rb_of(freed, 8, 0, 0))
+BAD(rb_pool, rb_of(blk, 8, 0, 0))
+BAD(rb_end, rb_of(at(sym, SZ - 4), 8, 0, 0))
+static shoal_err_t rb_test_of(shoal_rma_bcast_t r, int null_done) {
+    int done = 7;
+    shoal_err_t e = shoal_rma_bcast_test(&r, null_done ? NULL : &done);
+    SAME(done == 7);
+    return e;
+}
+BAD(rb_test_garbage, rb_test_of((shoal_rma_bcast_t)(uintptr_t)0x5A5A0, 0))
+BAD(rb_test_out, rb_test_of(SHOAL_RMA_BCAST_NULL, 1))
+static shoal_err_t rb_wait_garbage_of(void) {
+    shoal_rma_bcast_t r = (shoal_rma_bcast_t)(uintptr_t)0x5A5A0;
+    return shoal_rma_bcast_wait(&r);
+}
+BAD(rb_wait_garbage, rb_wait_garbage_of())
+BAD(rb_wait_null, shoal_rma_bcast_wait(NULL))
+static shoal_err_t rb_arrived_of(shoal_gptr_t gp, int null_out) {
+    int a = 7;
+    shoal_err_t e = shoal_rma_bcast_arrived(gp, 1, null_out ? NULL : &a);
+    SAME(a == 7);
+    return e;
+}
+BAD(rb_arrived_out, rb_arrived_of(sym, 1))
+BAD(rb_arrived_unreg, rb_arrived_of(sym, 0))
+BAD(rb_wait_arrival_unreg, shoal_rma_bcast_wait_arrival(sym, 1))
+
 /* ---- Introspection --------------------------------------------------------------------------- */
 static shoal_err_t mech(shoal_unit_t u, int null_out) {
     shoal_mechanism_t m = (shoal_mechanism_t)77;
@@ -1072,6 +1129,32 @@ static const bad_case_t cases[] = {
     R(shoal_coll_override, "bad rules", ov_rules, INVAL),
     R(shoal_coll_last_algorithm, "NULL output", la_out, INVAL),
     R(shoal_coll_last_algorithm, "destroyed team", la_team, TEAM),
+
+    R(shoal_epoch_fence, "freed allocation", fence_freed, GPTR),
+    R(shoal_epoch_fence, "NULL global pointer", fence_null, GPTR),
+    R(shoal_epoch_fence, "pool block", fence_pool, GPTR),
+    R(shoal_epoch_fence, "unknown assertion bit", fence_bits, INVAL),
+    R(shoal_epoch_set_design, "design 9", design_range, INVAL),
+    R(shoal_epoch_set_design, "freed allocation", design_freed, GPTR),
+    R(shoal_epoch_get_design, "NULL output", get_design_out, INVAL),
+    R(shoal_epoch_get_design, "freed allocation", get_design_freed, GPTR),
+    R(shoal_rma_bcast_enable, "freed allocation", rb_enable_freed, GPTR),
+    R(shoal_rma_bcast_enable, "pool block", rb_enable_pool, GPTR),
+    R(shoal_rma_bcast_disable, "not registered", rb_disable_unreg, STATE),
+    R(shoal_rma_bcast, "0 bytes", rb_zero, INVAL),
+    R(shoal_rma_bcast, "NULL request output", rb_req_null, INVAL),
+    R(shoal_rma_bcast, "algorithm 5", rb_algo, INVAL),
+    R(shoal_rma_bcast, "not registered", rb_unreg, STATE),
+    R(shoal_rma_bcast, "freed allocation", rb_freed, GPTR),
+    R(shoal_rma_bcast, "pool block", rb_pool, GPTR),
+    R(shoal_rma_bcast, "past the end", rb_end, BOUNDS),
+    R(shoal_rma_bcast_test, "made-up request", rb_test_garbage, HANDLE),
+    R(shoal_rma_bcast_test, "NULL output", rb_test_out, INVAL),
+    R(shoal_rma_bcast_wait, "made-up request", rb_wait_garbage, HANDLE),
+    R(shoal_rma_bcast_wait, "NULL request", rb_wait_null, INVAL),
+    R(shoal_rma_bcast_arrived, "NULL output", rb_arrived_out, INVAL),
+    R(shoal_rma_bcast_arrived, "not registered", rb_arrived_unreg, STATE),
+    R(shoal_rma_bcast_wait_arrival, "not registered", rb_wait_arrival_unreg, STATE),
 
     R(shoal_peer_mechanism, "unit = nunits", mech_big, UNIT),
     R(shoal_peer_mechanism, "unit -1", mech_neg, UNIT),

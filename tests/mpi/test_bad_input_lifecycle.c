@@ -18,6 +18,7 @@ static int64_t v = 1, r = 0x7777;
 static shoal_group_t grp = (shoal_group_t)(uintptr_t)0x1234567;
 static shoal_lock_t lck = (shoal_lock_t)(uintptr_t)0xdeadbee8;
 static shoal_handle_t hnd = (shoal_handle_t)(uintptr_t)0x5A5A0;
+static shoal_rma_bcast_t rbreq = (shoal_rma_bcast_t)(uintptr_t)0x5A5A0;
 static int32_t out32 = -5;
 static shoal_team_t team_out = -5;
 static shoal_gptr_t gp_out = {9, 9, 9, 9};
@@ -78,6 +79,16 @@ C(c_testall, shoal_testall(&hnd, 1, &flag))
 C(c_flush, shoal_flush(gp))
 C(c_flush_all, shoal_flush_all())
 C(c_fence, shoal_fence())
+C(c_epoch_fence, shoal_epoch_fence(gp, 0))
+C(c_epoch_set, shoal_epoch_set_design(gp, SHOAL_EPOCH_AUTO))
+C(c_epoch_get, shoal_epoch_get_design(gp, (shoal_epoch_design_t *)&flag))
+C(c_rb_enable, shoal_rma_bcast_enable(gp))
+C(c_rb_disable, shoal_rma_bcast_disable(gp))
+C(c_rb, shoal_rma_bcast(gp, buf, 8, SHOAL_RMA_BCAST_AUTO, &rbreq, NULL))
+C(c_rb_test, shoal_rma_bcast_test(&rbreq, &flag))
+C(c_rb_wait, shoal_rma_bcast_wait(&rbreq))
+C(c_rb_arrived, shoal_rma_bcast_arrived(gp, 1, &flag))
+C(c_rb_wait_arrival, shoal_rma_bcast_wait_arrival(gp, 1))
 C(c_put_strided, shoal_put_strided(gp, 16, buf, 8, 8, 2))
 C(c_get_strided, shoal_get_strided(buf, 8, gp, 16, 8, 2))
 C(c_put_signal, shoal_put_signal(gp, buf, 8, gp, 1, SHOAL_SIGNAL_ADD))
@@ -155,6 +166,16 @@ static const life_case_t cases[] = {
     L(shoal_flush, c_flush),
     L(shoal_flush_all, c_flush_all),
     L(shoal_fence, c_fence),
+    L(shoal_epoch_fence, c_epoch_fence),
+    L(shoal_epoch_set_design, c_epoch_set),
+    L(shoal_epoch_get_design, c_epoch_get),
+    L(shoal_rma_bcast_enable, c_rb_enable),
+    L(shoal_rma_bcast_disable, c_rb_disable),
+    L(shoal_rma_bcast, c_rb),
+    L(shoal_rma_bcast_test, c_rb_test),
+    L(shoal_rma_bcast_wait, c_rb_wait),
+    L(shoal_rma_bcast_arrived, c_rb_arrived),
+    L(shoal_rma_bcast_wait_arrival, c_rb_wait_arrival),
     L(shoal_put_strided, c_put_strided),
     L(shoal_get_strided, c_get_strided),
     L(shoal_put_signal, c_put_signal),
