@@ -167,9 +167,10 @@ static int arrived(shoal_gptr_t gp, uint64_t seq) {
 /* ---- One broadcast, checked everywhere ---------------------------------------------------------
  * Collective over the team: rank root sends n bytes of pattern (seq, root) to offset at; every
  * member checks its bytes and that the GUARD bytes on either side kept what they held. *seq: the
- * allocation's last number. how: 0 wait, 1 polling test, 2 the members poll arrived, 3 no seq
- * output (root) and wait. No member writes its part: until a broadcast is complete everywhere, a
- * member's part is the source its relay forwards from (docs/rma_bcast.md, Several in flight). */
+ * allocation's last number. how: 0 wait, 1 polling test, 2 the members poll arrived, 3 in place
+ * (the root's part is the source), no seq output, wait. No member writes its part: until a
+ * broadcast is complete everywhere, a member's part is the source its relay forwards from
+ * (docs/rma_bcast.md, Several in flight). */
 static void bcast_one(const rteam_t *tm, shoal_gptr_t gp, uint8_t *mine, size_t at, size_t n,
                       int32_t root, shoal_rma_bcast_algo_t algo, int how, uint64_t *seq,
                       const char *what) {
@@ -187,7 +188,12 @@ static void bcast_one(const rteam_t *tm, shoal_gptr_t gp, uint8_t *mine, size_t 
     if (tm->me == root) {
         shoal_rma_bcast_t req = SHOAL_RMA_BCAST_NULL;
         uint64_t got = 0;
-        if (CHECK_OK(shoal_rma_bcast(shoal_gptr_add(gp, (int64_t)at), pat(s, root), n, algo, &req,
+        const uint8_t *src = pat(s, root);
+        if (how == 3) { /* in place: the root's own part is the source */
+            memcpy(mine + at, src, n);
+            src = mine + at;
+        }
+        if (CHECK_OK(shoal_rma_bcast(shoal_gptr_add(gp, (int64_t)at), src, n, algo, &req,
                                      how == 3 ? NULL : &got))) {
             if (how != 3) CHECK(got == s, "%s: the root got seq %llu", w, (unsigned long long)got);
             CHECK(arrived(gp, s) == 1, "%s: not arrived at the root after its call", w);
@@ -636,6 +642,16 @@ static void bad_input(const rteam_t *tm, shoal_gptr_t gp, uint8_t *mine, size_t 
     *seq += 1;
     CHECK_OK(shoal_rma_bcast_wait_arrival(gp, *seq));
     check_bytes(mine, src, 8, "the broadcast after bad input");
+    /* Exactly to the end of the part. */
+    CHECK_OK(shoal_barrier(tm->team));
+    if (t_me == 0) {
+        CHECK_OK(shoal_rma_bcast(shoal_gptr_add(gp, (int64_t)cap - 9), src, 9,
+                                 SHOAL_RMA_BCAST_BINOMIAL, &req, NULL));
+        CHECK_OK(shoal_rma_bcast_wait(&req));
+    }
+    *seq += 1;
+    CHECK_OK(shoal_rma_bcast_wait_arrival(gp, *seq));
+    check_bytes(mine + cap - 9, src, 9, "a broadcast to the end of the part");
     CHECK_OK(shoal_barrier(tm->team));
 }
 
