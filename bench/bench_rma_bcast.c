@@ -233,10 +233,15 @@ static void wait_word(size_t w, uint64_t v) {
 }
 
 /* The same, polling MPI all the time: for --loggp's point-to-point figures, which are the
- * transport's, not those of a target that leaves MPI progress to others. */
+ * transport's, not those of a target that leaves MPI progress to others. It also reads the word
+ * --loggp's fetch-adds go to (W_AMO), as a relay polls its request word and a root its DONE: a
+ * control atomic then pays for the cache line coming back, as in a broadcast. */
+#define W_AMO 64
 static void wait_word_progress(size_t w, uint64_t v) {
     volatile uint64_t *word = (volatile uint64_t *)((char *)C.ctl_local + w);
+    volatile uint64_t *amo = (volatile uint64_t *)((char *)C.ctl_local + W_AMO);
     while (__atomic_load_n(word, __ATOMIC_ACQUIRE) < v) {
+        (void)__atomic_load_n(amo, __ATOMIC_ACQUIRE);
         int flag;
         MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
         bench_cpu_relax();
@@ -731,7 +736,7 @@ static void loggp_shoal(loggp_t *P, double clk) {
             int64_t old;
             double a = bench_now_ns();
             ok_or_die(
-                shoal_fetch_add_i64(shoal_gptr_add(shoal_gptr_setunit(C.ctl, 1), 64), 1, &old),
+                shoal_fetch_add_i64(shoal_gptr_add(shoal_gptr_setunit(C.ctl, 1), W_AMO), 1, &old),
                 "shoal_fetch_add_i64");
             v[i] = bench_now_ns() - a - clk;
         }
@@ -855,7 +860,7 @@ static void loggp_mpi(loggp_t *P, double clk) {
         for (int i = 0; i < reps; i++) {
             uint64_t one = 1, old = 0;
             double a = bench_now_ns();
-            MPI_Fetch_and_op(&one, &old, MPI_UINT64_T, 1, flag + 64, MPI_SUM, win);
+            MPI_Fetch_and_op(&one, &old, MPI_UINT64_T, 1, flag + W_AMO, MPI_SUM, win);
             MPI_Win_flush(1, win);
             v[i] = bench_now_ns() - a - clk;
         }
