@@ -437,8 +437,9 @@ shoal_err_t shoal_rma_bcast(shoal_gptr_t dest, const void *src, size_t nbytes,
  * the data; the request is released then (*req = SHOAL_RMA_BCAST_NULL). */
 shoal_err_t shoal_rma_bcast_test(shoal_rma_bcast_t *req, int *done);
 shoal_err_t shoal_rma_bcast_wait(shoal_rma_bcast_t *req);
-/* Any member, no call from the root needed: has broadcast number seq on alloc reached me (its
- * data is in my part)? wait_arrival waits for it. */
+/* Any member, no call from the root needed: has broadcast number seq on alloc reached me? Then
+ * its data is in my part, and my relay has passed it on (it forwards from my part), so my part is
+ * the program's again: it may read and overwrite it. wait_arrival waits for it. */
 shoal_err_t shoal_rma_bcast_arrived(shoal_gptr_t alloc, uint64_t seq, int *arrived);
 shoal_err_t shoal_rma_bcast_wait_arrival(shoal_gptr_t alloc, uint64_t seq);
 const char *shoal_rma_bcast_algo_name(shoal_rma_bcast_algo_t algo); /* "linear", ... */

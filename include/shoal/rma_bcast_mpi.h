@@ -40,7 +40,8 @@ shoal_err_t shoal_rma_bcast_mpi(int wid, const void *buf, size_t nbytes, MPI_Ain
 /* The root's completion (RMABcastTest / RMABcastFlush); releases *req when done. */
 shoal_err_t shoal_rma_bcast_mpi_test(shoal_rma_bcast_t *req, int *done);
 shoal_err_t shoal_rma_bcast_mpi_wait(shoal_rma_bcast_t *req);
-/* Any rank, no call from the root needed: has broadcast number seq reached me? */
+/* Any rank, no call from the root needed: has broadcast number seq reached me (data here and
+ * passed on by my relay, so the region is the program's again)? */
 shoal_err_t shoal_rma_bcast_mpi_arrived(int wid, uint64_t seq, int *arrived);
 shoal_err_t shoal_rma_bcast_mpi_wait_arrival(int wid, uint64_t seq);
 

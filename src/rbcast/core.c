@@ -199,6 +199,7 @@ static shoal_err_t relay_serve(rb_space_t *sp, uint64_t seq) {
                            "relay: descriptor of broadcast %llu under request %llu",
                            (unsigned long long)d.seq, (unsigned long long)seq);
     SHOAL_TRY(put_loop(sp, &d, sp->my_data + (size_t)d.where * (size_t)sp->data_unit));
+    __atomic_store_n(&sp->relayed, seq, __ATOMIC_SEQ_CST); /* arrival may be reported now */
     uint64_t old = 0;
     SHOAL_TRY(ctrl(sp, (int32_t)d.root, RB_OFF_DONE, CTRL_FADD, 1, &old));
     if (old + 1 == d.done_target) /* the last member: the next ticket may go */
@@ -304,10 +305,16 @@ shoal_err_t rb_wait(rb_space_t *sp, uint64_t done_target) {
     }
 }
 
+/* Arrived means: the data is in my part and my relay has passed it on to my subtree (it forwards
+ * from my part), so the program may read and even overwrite it. Broadcasts on a space run one at
+ * a time, so every number below the last request's has arrived; the last one has once its
+ * request needs no relay (linear) or my relay has finished it. */
 shoal_err_t rb_arrived(rb_space_t *sp, uint64_t seq, int *arrived) {
     uint64_t req = 0;
     SHOAL_TRY(ctrl(sp, sp->me, RB_OFF_REQ, CTRL_LOAD, 0, &req));
     uint64_t last = req / 2, mine = __atomic_load_n(&sp->my_root_arrived, __ATOMIC_SEQ_CST);
+    if (!(req & 1) && __atomic_load_n(&sp->relayed, __ATOMIC_SEQ_CST) < last)
+        last--; /* the last request is still being relayed from my part */
     *arrived = seq <= (last > mine ? last : mine);
     if (*arrived && sp->uses_mpi) { /* MPI wrote my region: sync before the program's loads */
         int rc = MPI_Win_sync(sp->data_win);

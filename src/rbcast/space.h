@@ -68,6 +68,7 @@ typedef struct rb_space {
     uintptr_t token;                   /* its name in the object table (requests refer to it) */
     void *face;                        /* the face's own record (its control segment, ...) */
     struct rb_space *next;             /* the face's list of live spaces */
+    uint64_t relayed; /* the last broadcast my relay has passed on (my part is mine again) */
     /* Broadcast numbers I have taken as root (for a fast local arrival answer). */
     uint64_t my_root_arrived;
 } rb_space_t;
