@@ -32,6 +32,7 @@ typedef struct {
 
 typedef struct epoch {
     shoal_epoch_design_t design; /* resolved: never AUTO */
+    int fenced;                  /* fenced once: non-blocking put/get belong to epochs now */
     int open;                    /* an epoch is open: operations may be issued */
     uint64_t exchanges;          /* count exchanges done (their parity picks the slot) */
     uint64_t fences;             /* closing fences done (the naive design's flag value) */

@@ -90,7 +90,7 @@ static shoal_err_t issue_mpi(int is_put, void *local, const shoal_target_t *t, s
 static shoal_err_t issue(int is_put, void *local, const shoal_target_t *t, size_t n,
                          shoal_handle_t *handle) {
     /* An allocation in fence mode: the operation belongs to its epoch (docs/fence.md). */
-    if (__builtin_expect(t->seg->epoch != NULL, 0))
+    if (__builtin_expect(t->seg->epoch != NULL, 0) && t->seg->epoch->fenced)
         return shoal__epoch_issue(is_put, local, t, n, handle);
     if (t->addr) {
         if (is_put) {

@@ -81,10 +81,11 @@ static const cfg_entry_t table[] = {
      "Fence design of an allocation's epochs unless shoal_epoch_set_design chose one: auto, "
      "deferred, imm_naive, imm_barrier or imm_notify (docs/fence.md)",
      FIELD(epoch_design), 0, 0},
-    {"SHOAL_EPOCH_TEST_SKIP_WAIT", CFG_BOOL, "0",
-     "Testing only (a fault): fences skip waiting for the operations aimed at this unit, so the "
-     "overtaking test can show that it fails without that step",
-     FIELD(epoch_test_skip_wait), 0, 1},
+    {"SHOAL_EPOCH_TEST_SKIP_ORDERING", CFG_BOOL, "0",
+     "Testing only (a fault): fences leave out the step that orders the epoch's operations before "
+     "the fence returns (deferred: the wait for the flags; the immediate designs: everything but a "
+     "barrier, the paper's figure 2), so the overtaking test can show what that step is for",
+     FIELD(epoch_test_skip_ordering), 0, 1},
     {"SHOAL_RMA_BCAST_ALGO", CFG_STRING, "auto",
      "Algorithm of one-sided broadcasts called with SHOAL_RMA_BCAST_AUTO: auto (by size and team "
      "size, docs/rma_bcast.md), linear or binomial",

@@ -705,6 +705,24 @@ static void names_phase(void) {
           "shoal_epoch_design_name(-1) is NULL");
 }
 
+/* Fence mode starts with the first fence: a design set before it leaves non-blocking operations
+ * passive (a handle, completed by wait), as on any allocation. */
+static void before_first_fence_phase(void) {
+    shoal_gptr_t gp;
+    REQUIRE_OK(shoal_team_memalloc(SHOAL_TEAM_ALL, 4096, &gp));
+    REQUIRE_OK(shoal_epoch_set_design(gp, SHOAL_EPOCH_IMM_BARRIER));
+    uint64_t v = 0xF00D0000u + (uint64_t)t_me, got = 0;
+    shoal_handle_t h = SHOAL_HANDLE_NULL;
+    CHECK_OK(shoal_put_nb(shoal_gptr_setunit(gp, test_right()), &v, 8, &h));
+    CHECK_OK(shoal_wait(&h));
+    CHECK_OK(shoal_barrier(SHOAL_TEAM_ALL));
+    CHECK_OK(shoal_get(&got, gp, 8));
+    CHECK(got == 0xF00D0000u + (uint64_t)test_left(),
+          "a put before the first fence (design set) did not land: 0x%llx",
+          (unsigned long long)got);
+    CHECK_OK(shoal_team_memfree(gp));
+}
+
 static void bad_input_phase(void) {
     const shoal_unit_t right = test_right();
     shoal_gptr_t gp;
@@ -833,6 +851,7 @@ int main(int argc, char **argv) {
     verbose = getenv("TEST_VERBOSE") ? atoi(getenv("TEST_VERBOSE")) : 0;
 #if !FENCE_WIDE
     names_phase();
+    before_first_fence_phase();
     bad_input_phase();
     phase("bad input");
 #endif

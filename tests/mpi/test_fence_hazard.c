@@ -18,10 +18,14 @@
  * all units goes through every design (a NOSUCCEED fence, set_design, a NOPRECEDE fence to
  * reopen).
  *
- * With the fault SHOAL_EPOCH_TEST_SKIP_WAIT=1 (fences skip waiting for the operations aimed at
- * their unit) the deferred design, and auto where it resolves to deferred, fail here on both paths
- * and both MPIs; the immediate designs still pass, because their origins complete every
- * operation (a flush, or the copy itself) before the fence's barrier, which the fault keeps.
+ * With the fault SHOAL_EPOCH_TEST_SKIP_ORDERING=1 (each fence leaves out the step that orders the
+ * epoch's operations before it returns) the deferred design, and auto where it resolves to
+ * deferred (the MPI path), fail here on both MPIs: the target returns before the origins' data
+ * lands. The immediate designs are then the paper's figure 2 (a barrier after the puts, nothing
+ * completing them) and still pass on this one machine: both MPIs carry a put and the barrier after
+ * it through the same first-in first-out channel, so the barrier never overtakes the data (even
+ * raw MPI_Put then MPI_Barrier never showed it; docs/fence.md), and on the direct path the copy
+ * is done before the call returns. A multi-node run is where that half of the hazard can show.
  * TEST_HAZARD_EPOCHS=N sets the epochs per design; TEST_VERBOSE=1 prints times and each design's
  * failed checks. */
 #include "testlib.h"
