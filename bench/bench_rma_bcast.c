@@ -43,7 +43,8 @@
  *          --budget S (seconds; past it the remaining rows get 3 batches), --sizes pow2|pow4|LIST
  *          (default pow2), --max-size SIZE, --idle-s S (idle period, default 1), --compute-ms T
  *          (non-roots' compute loop, default 200), --slow-size SIZE (broadcast size while they
- *          compute, default 256 KiB), --loggp.
+ *          compute, default 256 KiB), --pin (unit u and its relay thread on CPU u mod CPUs),
+ *          --loggp.
  * Exit status: 0 when it ran (no performance target fails it); 1 when a call returned an error
  * or a broadcast delivered wrong data; 2 on bad usage. */
 #define _GNU_SOURCE
@@ -101,7 +102,7 @@ typedef struct {
 #define W_PING  16 /* --loggp ping-pong */
 
 typedef struct {
-    int quick, batches, use_min, loggp;
+    int quick, batches, use_min, loggp, pin;
     double batch_ns, budget_s, t_start, idle_s, compute_ms;
     int over_budget;
     size_t max_size, slow_size;
@@ -1395,7 +1396,7 @@ static void usage(void) {
     fprintf(stderr, "usage: bench_rma_bcast [--quick] [--csv FILE|-] [--compare FILE] "
                     "[--batches N] [--batch-us T] [--stat median|min] [--budget SECONDS] "
                     "[--sizes pow2|pow4|LIST] [--max-size SIZE] [--idle-s S] [--compute-ms T] "
-                    "[--slow-size SIZE] [--loggp]\n");
+                    "[--slow-size SIZE] [--pin] [--loggp]\n");
 }
 
 int main(int argc, char **argv) {
@@ -1409,6 +1410,8 @@ int main(int argc, char **argv) {
             C.quick = 1;
         else if (!strcmp(argv[i], "--loggp"))
             C.loggp = 1;
+        else if (!strcmp(argv[i], "--pin"))
+            C.pin = 1;
         else if (!strcmp(argv[i], "--csv") && i + 1 < argc)
             csv = argv[++i];
         else if (!strcmp(argv[i], "--compare") && i + 1 < argc)
@@ -1512,6 +1515,15 @@ int main(int argc, char **argv) {
         shoal_finalize();
         return 2;
     }
+    /* --pin: unit u on CPU u mod CPUs, set before registration so the relay thread inherits it
+     * (unpinned, a relay woken by the root's futex wake may be moved onto the root's CPU and then
+     * wait for the root's polls to yield: see the header). */
+    if (C.pin) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET((int)(C.me % C.cores), &set);
+        if (sched_setaffinity(0, sizeof set, &set)) die("sched_setaffinity failed");
+    }
     if (C.loggp) run_loggp_p2p();
     if (!C.loggp && C.p > 1 && !strcmp(C.path, "mpi")) {
         for (int i = 0; i < C.nsizes; i++) measure_pre_row(&C.rows[i]);
@@ -1584,6 +1596,11 @@ int main(int argc, char **argv) {
                C.use_min ? "MINIMUM (--stat min)" : "median", C.batches, C.batch_ns / 1e3,
                MAX_ITERS, C.quick ? "; --quick run" : "");
         printf("- every size's data checked once per variant at every member before timing\n");
+        printf("- CPU binding: %s\n",
+               C.pin ? "--pin: unit u and its relay thread on CPU u mod CPUs"
+                     : "none (the scheduler places the threads; a relay that lands on the root's "
+                       "CPU waits for the root's polls to yield: figures can differ from run to "
+                       "run, --pin fixes the placement)");
         printf("- load average at start: %.2f\n", bench_loadavg());
         fflush(stdout);
     }
