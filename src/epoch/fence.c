@@ -99,8 +99,7 @@ static shoal_err_t state_create(segment_t *seg, shoal_epoch_design_t design) {
     if (!e || !e->ops_to || !e->notes_to || !e->touched)
         mine = shoal__fail(SHOAL_ERR_NOMEM, "out of host memory for the fence state");
     shoal_err_t err = shoal__team_agree(t, mine, 0, "");
-    if (err == SHOAL_OK)
-        err = shoal__segment_create(t, shoal__epoch_ctrl_bytes(t->size), SEG_INTERNAL, &e->ctrl);
+    if (err == SHOAL_OK) err = shoal__words_create(t, shoal__epoch_ctrl_bytes(t->size), &e->ctrl);
     if (err != SHOAL_OK) {
         state_free(e);
         return err;
@@ -118,7 +117,9 @@ void shoal__epoch_release(segment_t *seg, int collective) {
         shoal__warn("an allocation was freed with %zu deferred operations of an open epoch that no "
                     "fence completed: they were dropped",
                     e->nqueue);
-    if (collective && e->ctrl) shoal__segment_free(e->ctrl);
+    /* Collective: every member is in this free, past the allocation's last fence: nobody touches
+     * the words any more. At finalize the pool may be gone already. */
+    shoal__words_release(&e->ctrl, collective);
     state_free(e);
 }
 
@@ -126,7 +127,7 @@ void shoal__epoch_release(segment_t *seg, int collective) {
  */
 
 static shoal_target_t my_word(epoch_t *e, size_t off) {
-    return shoal__target_at(e->ctrl, e->ctrl->team->myrel, off);
+    return shoal__words_at(&e->ctrl, e->ctrl.team->myrel, off);
 }
 
 /* Sparse reduce-scatter: my contribution to each member I used (1, or the puts I notified it of),
@@ -140,7 +141,7 @@ static shoal_err_t exchange_counts(epoch_t *e, int count_notes) {
         uint64_t v = count_notes ? e->notes_to[r] : 1;
         if (v) SHOAL_TRY(shoal__epoch_ctrl_add(e, r, slot, v, 1));
     }
-    SHOAL_TRY(shoal__coll_barrier(e->ctrl->team));
+    SHOAL_TRY(shoal__coll_barrier(e->ctrl.team));
     shoal_target_t w = my_word(e, slot);
     uint64_t zero = 0, mine = 0;
     SHOAL_TRY(shoal__amo(&w, AMO_SWAP, SHOAL_OP_SUM, SHOAL_UINT64, &zero, NULL, &mine));
@@ -174,7 +175,7 @@ static shoal_err_t complete_targets(epoch_t *e, segment_t *seg, int flag) {
 /* Duty (2) for the immediate designs: nobody starts the next epoch before everybody finished
  * this fence. The naive design says so to every other member; the others use a barrier. */
 static shoal_err_t start_next_epoch(epoch_t *e) {
-    team_t *t = e->ctrl->team;
+    team_t *t = e->ctrl.team;
     if (e->design == SHOAL_EPOCH_DEFERRED) return SHOAL_OK;
     if (e->design != SHOAL_EPOCH_IMM_NAIVE) return shoal__coll_barrier(t);
     uint64_t starts = ++e->fences;

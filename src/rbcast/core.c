@@ -45,20 +45,20 @@ static shoal_err_t ctrl(rb_space_t *sp, int32_t r, size_t off, ctrl_op_t op, uin
         }
     } else {
         MPI_Aint disp = sp->ctrl_disp0[r] + (MPI_Aint)off;
-        int rc = MPI_SUCCESS;
+        int rank = sp->ctrl_rank ? sp->ctrl_rank[r] : r, rc = MPI_SUCCESS;
         switch (op) {
         case CTRL_LOAD:
-            rc = MPI_Fetch_and_op(NULL, &old, MPI_UINT64_T, r, disp, MPI_NO_OP, sp->ctrl_win);
+            rc = MPI_Fetch_and_op(NULL, &old, MPI_UINT64_T, rank, disp, MPI_NO_OP, sp->ctrl_win);
             break;
         case CTRL_STORE:
-            rc = MPI_Accumulate(&value, 1, MPI_UINT64_T, r, disp, 1, MPI_UINT64_T, MPI_REPLACE,
+            rc = MPI_Accumulate(&value, 1, MPI_UINT64_T, rank, disp, 1, MPI_UINT64_T, MPI_REPLACE,
                                 sp->ctrl_win);
             break;
         case CTRL_FADD:
-            rc = MPI_Fetch_and_op(&value, &old, MPI_UINT64_T, r, disp, MPI_SUM, sp->ctrl_win);
+            rc = MPI_Fetch_and_op(&value, &old, MPI_UINT64_T, rank, disp, MPI_SUM, sp->ctrl_win);
             break;
         }
-        if (rc == MPI_SUCCESS) rc = MPI_Win_flush(r, sp->ctrl_win);
+        if (rc == MPI_SUCCESS) rc = MPI_Win_flush(rank, sp->ctrl_win);
         if (rc != MPI_SUCCESS) return shoal__mpi_fail(rc, "an atomic on a broadcast control word");
     }
     if (result) *result = old;
@@ -97,9 +97,10 @@ static shoal_err_t put_request(rb_space_t *sp, int32_t r, const rb_descr_t *d, c
     if (sp->ctrl_cpu) {
         memcpy(sp->ctrl_direct[r] + RB_OFF_DESCR, d, sizeof *d);
     } else {
-        int rc = MPI_Put(d, (int)sizeof *d, MPI_BYTE, r, sp->ctrl_disp0[r] + RB_OFF_DESCR,
+        int rank = sp->ctrl_rank ? sp->ctrl_rank[r] : r;
+        int rc = MPI_Put(d, (int)sizeof *d, MPI_BYTE, rank, sp->ctrl_disp0[r] + RB_OFF_DESCR,
                          (int)sizeof *d, MPI_BYTE, sp->ctrl_win);
-        if (rc == MPI_SUCCESS) rc = MPI_Win_flush(r, sp->ctrl_win);
+        if (rc == MPI_SUCCESS) rc = MPI_Win_flush(rank, sp->ctrl_win);
         if (rc != MPI_SUCCESS) return shoal__mpi_fail(rc, "MPI_Put (broadcast descriptor)");
     }
     if (!sp->data_direct[r]) {

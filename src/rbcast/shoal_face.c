@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coll/coll.h"
 #include "mem/resolve.h"
+#include "mem/words.h"
 #include "rbcast.h"
 #include "runtime/objtab.h"
 #include "space.h"
@@ -40,6 +42,23 @@ static shoal_err_t registered(shoal_gptr_t gp, size_t nbytes, segment_t **seg) {
     return SHOAL_OK;
 }
 
+/* The face's own part of a registration: the control words and their addressing. */
+typedef struct {
+    shoal_words_t words;
+    char **direct;   /* [size] */
+    MPI_Aint *disp0; /* [size] */
+    int *rank;       /* [size] */
+} shoal_face_t;
+
+static void face_free(shoal_face_t *f, int give_back) {
+    if (!f) return;
+    shoal__words_release(&f->words, give_back);
+    free(f->direct);
+    free(f->disp0);
+    free(f->rank);
+    free(f);
+}
+
 static void space_free(rb_space_t *sp) {
     if (!sp) return;
     if (sp->token) objtab_remove(OBJ_RB_SPACE, sp->token);
@@ -58,6 +77,7 @@ shoal_err_t shoal_rma_bcast_enable(shoal_gptr_t alloc) {
     team_t *t = seg->team;
     shoal_err_t mine = SHOAL_OK;
     rb_space_t *sp = NULL;
+    shoal_face_t *f = NULL;
     int uses_mpi = 0;
     for (int32_t r = 0; r < t->size; r++)
         if (r != t->myrel && !seg->direct[r]) uses_mpi = 1;
@@ -71,16 +91,27 @@ shoal_err_t shoal_rma_bcast_enable(shoal_gptr_t alloc) {
                            "an MPI that gives it, e.g. MPICH; Open MPI 4.1 with osc/pt2pt does "
                            "not, see docs/design.md), or the direct path (one node, "
                            "SHOAL_DIRECT=1)");
-    else if (!(sp = calloc(1, sizeof *sp)))
+    else if (!(sp = calloc(1, sizeof *sp)) || !(f = calloc(1, sizeof *f)) ||
+             !(f->direct = calloc((size_t)t->size, sizeof *f->direct)) ||
+             !(f->disp0 = calloc((size_t)t->size, sizeof *f->disp0)) ||
+             !(f->rank = calloc((size_t)t->size, sizeof *f->rank)))
         mine = shoal__fail(SHOAL_ERR_NOMEM, "out of host memory for the registration");
     else
         mine = rb_params_load(sp);
     shoal_err_t err = shoal__team_agree(t, mine, 0, "");
-    segment_t *ctrl = NULL;
-    if (err == SHOAL_OK) err = shoal__segment_create(t, RB_CTRL_BYTES, SEG_INTERNAL, &ctrl);
+    if (err == SHOAL_OK) err = shoal__words_create(t, RB_CTRL_BYTES, &f->words);
     if (err != SHOAL_OK) {
+        face_free(f, 0);
         free(sp);
         return err;
+    }
+    /* The control words live in the members' pools: their addresses, ranks in the pool's window
+     * and mechanism are the pool segment's. */
+    for (int32_t r = 0; r < t->size; r++) {
+        shoal_target_t w = shoal__words_at(&f->words, r, 0);
+        f->direct[r] = w.addr;
+        f->disp0[r] = w.disp;
+        f->rank[r] = w.rank;
     }
     sp->size = t->size;
     sp->me = t->myrel;
@@ -90,19 +121,21 @@ shoal_err_t shoal_rma_bcast_enable(shoal_gptr_t alloc) {
     sp->data_unit = 1;
     sp->data_size = seg->sizes;
     sp->my_data = seg->my_base;
-    sp->ctrl_win = ctrl->win;
-    sp->ctrl_direct = ctrl->direct;
-    sp->ctrl_disp0 = ctrl->win_disp;
-    sp->ctrl_mine = ctrl->my_base;
-    sp->ctrl_cpu = ctrl->atomics_direct;
-    sp->uses_mpi = uses_mpi;
-    sp->face = ctrl;
+    sp->ctrl_win = f->words.pool->win;
+    sp->ctrl_direct = f->direct;
+    sp->ctrl_disp0 = f->disp0;
+    sp->ctrl_rank = f->rank;
+    sp->ctrl_mine = f->words.pool->my_base + f->words.offs[t->myrel];
+    sp->ctrl_cpu = f->words.pool->atomics_direct;
+    sp->uses_mpi = uses_mpi || !sp->ctrl_cpu;
+    sp->face = f;
     sp->next = live_spaces;
     live_spaces = sp;
     sp->token = objtab_insert(OBJ_RB_SPACE, sp);
     err = sp->token ? rb_relay_start(sp)
                     : shoal__fail(SHOAL_ERR_NOMEM, "out of host memory for the registration");
-    if (err != SHOAL_OK) { /* the control segment goes with the allocation */
+    if (err != SHOAL_OK) { /* nobody was told about the words: they can go back */
+        face_free(f, 1);
         space_free(sp);
         return err;
     }
@@ -117,7 +150,11 @@ void shoal__rbcast_release(segment_t *seg, int collective) {
     /* A broadcast in flight needs every relay: wait for it before stopping mine. */
     if (collective) rb_quiesce(sp);
     rb_relay_stop(sp);
-    if (collective) shoal__segment_free((segment_t *)sp->face);
+    /* Collective: every member has quiesced, but another's last DONE add or request may still be
+     * on its way to my words; a barrier first, then they go back to my pool. At finalize the pool
+     * may be gone already. */
+    if (collective) shoal__coll_barrier(seg->team);
+    face_free((shoal_face_t *)sp->face, collective);
     space_free(sp);
 }
 

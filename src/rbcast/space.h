@@ -53,6 +53,7 @@ typedef struct rb_space {
     MPI_Win ctrl_win;
     char **ctrl_direct;
     MPI_Aint *ctrl_disp0;
+    int *ctrl_rank;  /* [size] member r's rank in ctrl_win (NULL: r itself) */
     char *ctrl_mine; /* my control part here (read with plain loads after a sync) */
     int ctrl_cpu;
     int uses_mpi; /* some traffic goes through MPI (the relay thread calls MPI) */

@@ -7,8 +7,9 @@
 #include <pthread.h>
 
 #include "mem/resolve.h"
+#include "mem/words.h"
 
-/* The control words of one member in the state's own segment (epoch->ctrl), in bytes:
+/* The control words of one member (epoch->ctrl, a block of its pool), in bytes:
  * EXPECTED[2]  operations (or origins) that will reach this member, added by the origins in a
  *              fence's count exchange; two slots by parity of the exchange, read and reset by
  *              their owner;
@@ -37,7 +38,7 @@ typedef struct epoch {
     uint64_t exchanges;          /* count exchanges done (their parity picks the slot) */
     uint64_t fences;             /* closing fences done (the naive design's flag value) */
     uint64_t expected_total;     /* arrivals this member was told to expect, in all */
-    segment_t *ctrl;             /* the members' control words (SEG_INTERNAL, same team) */
+    shoal_words_t ctrl;          /* the members' control words (in their pools) */
     /* This epoch's traffic from me, per team member; updated atomically (threads may issue). */
     uint32_t *ops_to;   /* [size] operations issued to each member */
     uint32_t *notes_to; /* [size] notifications sent to each (the notify design) */

@@ -14,19 +14,19 @@
 static const uint64_t one = 1;
 
 shoal_err_t shoal__epoch_ctrl_add(epoch_t *e, int32_t rel, size_t off, uint64_t delta, int flush) {
-    shoal_target_t w = shoal__target_at(e->ctrl, rel, off);
-    if (e->ctrl->atomics_direct) {
+    shoal_target_t w = shoal__words_at(&e->ctrl, rel, off);
+    if (w.seg->atomics_direct) {
         __atomic_fetch_add((uint64_t *)w.addr, delta, __ATOMIC_SEQ_CST);
         return SHOAL_OK;
     }
     if (delta != 1) flush = 1; /* only the constant 1 may stay outstanding */
     const uint64_t *src = flush ? &delta : &one;
-    SHOAL_MPI(MPI_Accumulate(src, 1, MPI_UINT64_T, w.rank, w.disp, 1, MPI_UINT64_T, MPI_SUM,
-                             e->ctrl->win));
+    SHOAL_MPI(
+        MPI_Accumulate(src, 1, MPI_UINT64_T, w.rank, w.disp, 1, MPI_UINT64_T, MPI_SUM, w.seg->win));
     if (flush)
-        SHOAL_MPI(MPI_Win_flush(w.rank, e->ctrl->win));
+        SHOAL_MPI(MPI_Win_flush(w.rank, w.seg->win));
     else
-        shoal__segment_mark_dirty(e->ctrl);
+        shoal__segment_mark_dirty(w.seg);
     return SHOAL_OK;
 }
 
