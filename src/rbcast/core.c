@@ -132,20 +132,42 @@ static shoal_err_t put_loop(rb_space_t *sp, const rb_descr_t *d, const void *src
     return SHOAL_OK;
 }
 
-/* Past the budget of pauses, give the core away: more processes than cores is common here. */
+/* Past the budget of pauses, give the core away: more processes than cores is common here. The
+ * awaited party is often a relay thread that must run on this very CPU, and a yield does not
+ * always let it (CFS may pick the yielder again): after a while of yields, short sleeps. */
 static void pause_poll(const rb_space_t *sp, unsigned *polls) {
-    if (++*polls < (unsigned)sp->spin_count)
+    unsigned n = ++*polls, spin = (unsigned)sp->spin_count;
+    if (n < spin)
         shoal__cpu_relax();
-    else
+    else if (n < spin + 256)
         sched_yield();
+    else
+        usleep(20);
 }
 
-shoal_rma_bcast_algo_t rb_auto_algo(size_t nbytes, int32_t p) {
-    /* The measured crossover (results/rma_bcast.md): binomial wins once the root would otherwise
-     * put the data more than twice, from mid-sized messages on. */
-    if (p <= 2) return SHOAL_RMA_BCAST_LINEAR;
-    if (p >= 4 && nbytes >= 16384) return SHOAL_RMA_BCAST_BINOMIAL;
-    return SHOAL_RMA_BCAST_LINEAR;
+/* auto (docs/rma_bcast.md, results/rma_bcast.md): measured where this host could measure, the
+ * LogGP model (tools/loggp, parameters measured here) beyond. Each row: from this many bytes up,
+ * binomial from this many members up. */
+typedef struct {
+    size_t bytes;
+    int32_t units;
+} rb_rule_t;
+/* Direct path: linear won every measured case at 2-4 units (2 cores: 3-4 are oversubscribed);
+ * above 4 the model's crossover. */
+static const rb_rule_t direct_rules[] = {{32768, 6}, {16384, 7}, {8192, 11}, {4096, 15},
+                                         {2048, 27}, {1024, 41}, {512, 48},  {0, 56}};
+/* MPI path: measured at 2 units, binomial from 32 KiB; above 2 the model's crossover. */
+static const rb_rule_t mpi_rules[] = {{131072, 4}, {65536, 7}, {32768, 8}, {16384, 13},
+                                      {8192, 15},  {4096, 21}, {0, 22}};
+
+shoal_rma_bcast_algo_t rb_auto_algo(size_t nbytes, int32_t p, int mpi_path) {
+    if (p <= 1) return SHOAL_RMA_BCAST_LINEAR;
+    if (!mpi_path && p <= 4) return SHOAL_RMA_BCAST_LINEAR;
+    if (mpi_path && p == 2)
+        return nbytes >= 32768 ? SHOAL_RMA_BCAST_BINOMIAL : SHOAL_RMA_BCAST_LINEAR;
+    const rb_rule_t *r = mpi_path ? mpi_rules : direct_rules;
+    while (nbytes < r->bytes) r++; /* the last row's bytes is 0 */
+    return p >= r->units ? SHOAL_RMA_BCAST_BINOMIAL : SHOAL_RMA_BCAST_LINEAR;
 }
 
 shoal_err_t rb_broadcast(rb_space_t *sp, uint64_t where, const void *src, size_t nbytes,

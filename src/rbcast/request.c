@@ -19,7 +19,7 @@ shoal_err_t shoal__rb_start(rb_space_t *sp, uint64_t where, const void *src, siz
                             shoal_rma_bcast_algo_t algo, shoal_rma_bcast_t *req, uint64_t *seq) {
     shoal_rma_bcast_algo_t asked = algo;
     if (algo == SHOAL_RMA_BCAST_AUTO) algo = sp->auto_means;
-    if (algo == SHOAL_RMA_BCAST_AUTO) algo = rb_auto_algo(nbytes, sp->size);
+    if (algo == SHOAL_RMA_BCAST_AUTO) algo = rb_auto_algo(nbytes, sp->size, sp->uses_mpi);
     if (shoal__rt.coll_verbose) /* SHOAL_COLL_VERBOSE: the collectives' verbose mode */
         fprintf(stderr, "shoal: rma_bcast: %s (%s) for %zu bytes on %d members\n",
                 shoal_rma_bcast_algo_name(algo),

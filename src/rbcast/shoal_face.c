@@ -188,10 +188,7 @@ shoal_err_t shoal_rma_bcast(shoal_gptr_t dest, const void *src, size_t nbytes,
     segment_t *seg = NULL;
     /* The bounds check of the resolve covers every member: the allocation is symmetric. */
     SHOAL_TRY(registered(dest, nbytes, &seg));
-    rb_space_t *sp = seg->rbcast;
-    if (algo == SHOAL_RMA_BCAST_AUTO) algo = sp->auto_means;
-    if (algo == SHOAL_RMA_BCAST_AUTO) algo = rb_auto_algo(nbytes, sp->size);
-    return shoal__rb_start(sp, dest.offset, src, nbytes, algo, req, seq);
+    return shoal__rb_start(seg->rbcast, dest.offset, src, nbytes, algo, req, seq);
 }
 
 shoal_err_t shoal_rma_bcast_test(shoal_rma_bcast_t *req, int *done) {

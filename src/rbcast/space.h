@@ -89,8 +89,9 @@ shoal_err_t rb_arrived(rb_space_t *sp, uint64_t seq, int *arrived);
 shoal_err_t rb_wait_arrival(rb_space_t *sp, uint64_t seq);
 /* Waits until no broadcast is in flight on the space (deregistration). */
 shoal_err_t rb_quiesce(rb_space_t *sp);
-/* The algorithm auto picks for nbytes on p members (rules: docs/rma_bcast.md). */
-shoal_rma_bcast_algo_t rb_auto_algo(size_t nbytes, int32_t p);
+/* The algorithm auto picks for nbytes on p members, on the direct or the MPI path (rules:
+ * docs/rma_bcast.md). */
+shoal_rma_bcast_algo_t rb_auto_algo(size_t nbytes, int32_t p, int mpi_path);
 
 /* Fills sp's waiting parameters and auto_means from the configuration (rt: shoal__rt when
  * initialised, else a copy loaded from the environment). */
