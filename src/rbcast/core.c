@@ -152,19 +152,20 @@ typedef struct {
     size_t bytes;
     int32_t units;
 } rb_rule_t;
-/* Direct path: linear won every measured case at 2-4 units (2 cores: 3-4 are oversubscribed);
- * above 4 the model's crossover. */
+/* Direct path: linear won every measured case at 2-8 units (2 cores: 3-8 are oversubscribed);
+ * above 8 the model's crossover (the more conservative of two runs' parameters). */
 static const rb_rule_t direct_rules[] = {{32768, 6}, {16384, 7}, {8192, 11}, {4096, 15},
                                          {2048, 27}, {1024, 41}, {512, 48},  {0, 56}};
-/* MPI path: measured at 2 units, binomial from 32 KiB; above 2 the model's crossover. */
+/* MPI path: measured at 2 units, binomial faster from 32 KiB in one run, from 256 KiB in
+ * another: from 256 KiB; above 2 the model's crossover. */
 static const rb_rule_t mpi_rules[] = {{131072, 4}, {65536, 7}, {32768, 8}, {16384, 13},
                                       {8192, 15},  {4096, 21}, {0, 22}};
 
 shoal_rma_bcast_algo_t rb_auto_algo(size_t nbytes, int32_t p, int mpi_path) {
     if (p <= 1) return SHOAL_RMA_BCAST_LINEAR;
-    if (!mpi_path && p <= 4) return SHOAL_RMA_BCAST_LINEAR;
+    if (!mpi_path && p <= 8) return SHOAL_RMA_BCAST_LINEAR;
     if (mpi_path && p == 2)
-        return nbytes >= 32768 ? SHOAL_RMA_BCAST_BINOMIAL : SHOAL_RMA_BCAST_LINEAR;
+        return nbytes >= 262144 ? SHOAL_RMA_BCAST_BINOMIAL : SHOAL_RMA_BCAST_LINEAR;
     const rb_rule_t *r = mpi_path ? mpi_rules : direct_rules;
     while (nbytes < r->bytes) r++; /* the last row's bytes is 0 */
     return p >= r->units ? SHOAL_RMA_BCAST_BINOMIAL : SHOAL_RMA_BCAST_LINEAR;
