@@ -145,35 +145,6 @@ static void die(const char *msg) {
     exit(1);
 }
 
-static const char *fmt_us(double x, char *buf, size_t len) {
-    if (isnan(x))
-        snprintf(buf, len, "-");
-    else if (x >= 1000)
-        snprintf(buf, len, "%.0f", x);
-    else if (x >= 100)
-        snprintf(buf, len, "%.1f", x);
-    else if (x >= 10)
-        snprintf(buf, len, "%.2f", x);
-    else
-        snprintf(buf, len, "%.3f", x);
-    return buf;
-}
-static int parse_size(const char *t, size_t *out) {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(t, &end, 10);
-    if (errno || end == t) return -1;
-    if (*end == 'k' || *end == 'K')
-        v <<= 10, end++;
-    else if (*end == 'm' || *end == 'M')
-        v <<= 20, end++;
-    if (*end == 'i' && end[1] == 'B') end += 2;
-    if (*end == 'B') end++;
-    if (*end) return -1;
-    *out = (size_t)v;
-    return 0;
-}
-
 /* The MPI library's name, blanks folded ("MPICH Version:\t4.0.2" -> "MPICH Version: 4.0.2"). */
 static const char *mpi_lib(void) {
     static char buf[96];
@@ -646,13 +617,13 @@ static void print_tables(void) {
             else
                 printf("| %s |", bench_fmt_size(C.sizes[si], a, sizeof a));
             if (c[va].status == ST_OK)
-                printf(" %s (%s) |", fmt_us(c[va].val, a, sizeof a), c[va].algo);
+                printf(" %s (%s) |", bench_fmt_us(c[va].val, a, sizeof a), c[va].algo);
             else
                 printf(" %s |", c[va].status == ST_ERR ? c[va].why : "-");
             for (int vi = 0; vi < nv; vi++) {
                 if (vi == va) continue;
                 if (c[vi].status == ST_OK)
-                    printf(" %s |", fmt_us(c[vi].val, a, sizeof a));
+                    printf(" %s |", bench_fmt_us(c[vi].val, a, sizeof a));
                 else if (c[vi].status == ST_NA)
                     printf(" n/a |");
                 else if (c[vi].status == ST_ERR)
@@ -730,8 +701,8 @@ static void print_summary(void) {
             if (!ok1) {
                 miss1++;
                 snprintf(line, sizeof line, "%s%s %s (%s vs %s us, %.2fx%s)", list1[0] ? "; " : "",
-                         kname[k], sz, fmt_us(c->val, a, sizeof a), fmt_us(m, b, sizeof b), r,
-                         noise ? ", within noise" : "");
+                         kname[k], sz, bench_fmt_us(c->val, a, sizeof a),
+                         bench_fmt_us(m, b, sizeof b), r, noise ? ", within noise" : "");
                 if (strlen(list1) + strlen(line) + 1 < sizeof list1) strcat(list1, line);
             }
             if (large && !ok3) {
@@ -741,7 +712,7 @@ static void print_summary(void) {
                 if (strlen(list3) + strlen(line) + 1 < sizeof list3) strcat(list3, line);
             }
             printf("| %s | %s | %s | %s | %s%s | %.2f | %s | %s |\n", kname[k], sz,
-                   fmt_us(c->val, a, sizeof a), c->algo, fmt_us(m, c1, sizeof c1),
+                   bench_fmt_us(c->val, a, sizeof a), c->algo, bench_fmt_us(m, c1, sizeof c1),
                    other ? " (other MPI)" : "", r,
                    ok1 ? "MET" : (noise ? "MISSED (within noise)" : "MISSED"),
                    large ? (ok3 ? "MET" : "MISSED") : "-");
@@ -870,7 +841,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--batch-us") && i + 1 < argc)
             batch_us = atof(argv[++i]);
         else if (!strcmp(argv[i], "--max-size") && i + 1 < argc) {
-            if (parse_size(argv[++i], &C.max_size)) {
+            if (bench_parse_size(argv[++i], &C.max_size)) {
                 usage();
                 return 2;
             }

@@ -137,53 +137,6 @@ static void die(const char *msg) {
     exit(1);
 }
 
-static const char *fmt_us(double x, char *buf, size_t len) {
-    if (isnan(x))
-        snprintf(buf, len, "-");
-    else if (x >= 1000)
-        snprintf(buf, len, "%.0f", x);
-    else if (x >= 100)
-        snprintf(buf, len, "%.1f", x);
-    else if (x >= 10)
-        snprintf(buf, len, "%.2f", x);
-    else
-        snprintf(buf, len, "%.3f", x);
-    return buf;
-}
-
-static int parse_size(const char *t, size_t *out) {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(t, &end, 10);
-    if (errno || end == t) return -1;
-    if (*end == 'k' || *end == 'K')
-        v <<= 10, end++;
-    else if (*end == 'm' || *end == 'M')
-        v <<= 20, end++;
-    if (*end == 'i' && end[1] == 'B') end += 2;
-    if (*end == 'B') end++;
-    if (*end) return -1;
-    *out = (size_t)v;
-    return 0;
-}
-
-static void read_cpu_model(char *buf, size_t len) {
-    snprintf(buf, len, "unknown CPU");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f) return;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, "model name", 10) && strncmp(line, "Model", 5) &&
-            strncmp(line, "Hardware", 8))
-            continue;
-        char *colon = strchr(line, ':');
-        if (!colon) continue;
-        bench_squeeze_blanks(colon + 1, 1, buf, len);
-        break;
-    }
-    fclose(f);
-}
-
 /* The value in force of a configuration variable, as an int (dflt when not found). The text
  * shoal_config_var gives lives only until its next call for the same variable: read it at once. */
 static int config_int(const char *name, int dflt) {
@@ -635,9 +588,9 @@ static const char *cell_text(const row_t *r, const cell_t *c, char *buf, size_t 
     if (c->status == ST_OK) {
         double m = r->c[V_MPI].status == ST_OK ? r->c[V_MPI].val : NAN;
         if (isnan(m) || c == &r->c[V_MPI])
-            snprintf(buf, len, "%s", fmt_us(c->val, a, sizeof a));
+            snprintf(buf, len, "%s", bench_fmt_us(c->val, a, sizeof a));
         else
-            snprintf(buf, len, "%s (%.2f)", fmt_us(c->val, a, sizeof a), c->val / m);
+            snprintf(buf, len, "%s (%.2f)", bench_fmt_us(c->val, a, sizeof a), c->val / m);
     } else if (c->status == ST_ERR || c->status == ST_NA) {
         snprintf(buf, len, "%s", c->why);
     } else {
@@ -710,8 +663,8 @@ static void print_tables(void) {
             printf("| %s |", r->title);
             for (int v = 0; v < NV; v++) {
                 if (r->total[v].status == ST_OK)
-                    printf(" %s / %s |", fmt_us(r->total[v].val, a, sizeof a),
-                           fmt_us(r->comp[v].val, b, sizeof b));
+                    printf(" %s / %s |", bench_fmt_us(r->total[v].val, a, sizeof a),
+                           bench_fmt_us(r->comp[v].val, b, sizeof b));
                 else
                     printf(" - |");
             }
@@ -753,8 +706,8 @@ static void print_tables(void) {
             if (r->sec != SEC_COLL) continue;
             cell_t *s = &r->c[V_SHOAL], *m = &r->c[V_MPI];
             printf("| %s | %s | %s | %s | %s | ", r->title,
-                   s->status == ST_OK ? fmt_us(s->val, a, sizeof a) : s->why, scall[r->coll],
-                   m->status == ST_OK ? fmt_us(m->val, b, sizeof b) : m->why, mcall[r->coll]);
+                   s->status == ST_OK ? bench_fmt_us(s->val, a, sizeof a) : s->why, scall[r->coll],
+                   m->status == ST_OK ? bench_fmt_us(m->val, b, sizeof b) : m->why, mcall[r->coll]);
             if (s->status == ST_OK && m->status == ST_OK)
                 printf("%.2f |", s->val / m->val);
             else
@@ -800,8 +753,8 @@ static void print_summary(void) {
         if (c->val <= 0.5 * m) continue;
         m1++;
         snprintf(line, sizeof line, "%s%s %s (%s vs %s us%s, %.2fx)", list1[0] ? "; " : "",
-                 secname[r->sec], r->title, fmt_us(c->val, a, sizeof a), fmt_us(m, b, sizeof b),
-                 other ? " of the other MPI" : "", c->val / m);
+                 secname[r->sec], r->title, bench_fmt_us(c->val, a, sizeof a),
+                 bench_fmt_us(m, b, sizeof b), other ? " of the other MPI" : "", c->val / m);
         if (strlen(list1) + strlen(line) + 1 < sizeof list1) strcat(list1, line);
     }
     printf("- (1)%s auto at most half the time of the faster MPI's MPI_Win_fence (zero, one and "
@@ -847,8 +800,8 @@ static void print_summary(void) {
         int noise = c->q1 <= r->c[bd].q3;
         snprintf(line, sizeof line, "%s%s %s (auto = %s %s us, %s %s us: %.2fx%s)",
                  list3[0] ? "; " : "", secname[r->sec], r->title, r->auto_design,
-                 fmt_us(c->val, a, sizeof a), vname[bd], fmt_us(best, b, sizeof b), c->val / best,
-                 noise ? ", within noise" : "");
+                 bench_fmt_us(c->val, a, sizeof a), vname[bd], bench_fmt_us(best, b, sizeof b),
+                 c->val / best, noise ? ", within noise" : "");
         if (strlen(list3) + strlen(line) + 1 < sizeof list3) strcat(list3, line);
     }
     printf("- (3)%s auto within 10 %% of the best design in every measured case: %d of %d met: "
@@ -970,7 +923,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--only") && i + 1 < argc)
             only = argv[++i];
         else if (!strcmp(argv[i], "--max-size") && i + 1 < argc) {
-            if (parse_size(argv[++i], &C.max_size) || C.max_size == 0) {
+            if (bench_parse_size(argv[++i], &C.max_size) || C.max_size == 0) {
                 usage();
                 return 2;
             }
@@ -1017,7 +970,7 @@ int main(int argc, char **argv) {
     C.cores = sysconf(_SC_NPROCESSORS_ONLN);
     C.direct = config_int("SHOAL_DIRECT", 1) != 0;
     C.progress = config_int("SHOAL_PROGRESS_THREAD", 0) != 0;
-    read_cpu_model(C.cpu, sizeof C.cpu);
+    bench_cpu_model(C.cpu, sizeof C.cpu);
     bench_squeeze_blanks(shoal_mpi_library(), 1, C.mpilib, sizeof C.mpilib);
 
     build_rows();

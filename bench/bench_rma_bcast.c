@@ -155,53 +155,6 @@ static void ok_or_die(shoal_err_t e, const char *what) {
     }
 }
 
-static const char *fmt_us(double x, char *buf, size_t len) {
-    if (isnan(x))
-        snprintf(buf, len, "-");
-    else if (x >= 1000)
-        snprintf(buf, len, "%.0f", x);
-    else if (x >= 100)
-        snprintf(buf, len, "%.1f", x);
-    else if (x >= 10)
-        snprintf(buf, len, "%.2f", x);
-    else
-        snprintf(buf, len, "%.3f", x);
-    return buf;
-}
-
-static int parse_size(const char *t, size_t *out) {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(t, &end, 10);
-    if (errno || end == t) return -1;
-    if (*end == 'k' || *end == 'K')
-        v <<= 10, end++;
-    else if (*end == 'm' || *end == 'M')
-        v <<= 20, end++;
-    if (*end == 'i' && end[1] == 'B') end += 2;
-    if (*end == 'B') end++;
-    if (*end) return -1;
-    *out = (size_t)v;
-    return 0;
-}
-
-static void read_cpu_model(char *buf, size_t len) {
-    snprintf(buf, len, "unknown CPU");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f) return;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, "model name", 10) && strncmp(line, "Model", 5) &&
-            strncmp(line, "Hardware", 8))
-            continue;
-        char *colon = strchr(line, ':');
-        if (!colon) continue;
-        bench_squeeze_blanks(colon + 1, 1, buf, len);
-        break;
-    }
-    fclose(f);
-}
-
 /* The value in force of a configuration variable, copied into buf ("?" when not found). */
 static const char *config_str(const char *name, char *buf, size_t len) {
     shoal_config_var_t cv;
@@ -1035,7 +988,7 @@ static double hop_over_puts(const row_t *r) {
 }
 
 static const char *cell_text(const cell_t *c, char *buf, size_t len) {
-    if (c->status == ST_OK) return fmt_us(c->val, buf, len);
+    if (c->status == ST_OK) return bench_fmt_us(c->val, buf, len);
     snprintf(buf, len, "%s", c->status == ST_NONE ? "-" : c->why);
     return buf;
 }
@@ -1084,7 +1037,8 @@ static void print_table(void) {
                : w == V_LIN ? " (lin)"
                             : " (bin)",
                ratio_text(best / m, a[11], 64), other ? " (other MPI)" : "",
-               fmt_us(hop_over_copy(r), a[12], 64), fmt_us(hop_over_puts(r), a[13], 64), data);
+               bench_fmt_us(hop_over_copy(r), a[12], 64), bench_fmt_us(hop_over_puts(r), a[13], 64),
+               data);
     }
 }
 
@@ -1220,13 +1174,13 @@ static void print_summary(void) {
             if (h <= 2.0) continue;
             m4++;
             snprintf(line, sizeof line, "%s%s %s us", l4[0] ? ", " : "",
-                     bench_fmt_size(C.rows[i].m, a, sizeof a), fmt_us(h, b, sizeof b));
+                     bench_fmt_size(C.rows[i].m, a, sizeof a), bench_fmt_us(h, b, sizeof b));
             if (strlen(l4) + strlen(line) + 1 < sizeof l4) strcat(l4, line);
         }
         printf("- (3)%s%s relay hop <= 2 us over the copy ((binomial done - %d memcpy) / %d): "
                "%d of %d sizes met (worst %s us): %s%s%s\n",
                tag, C.direct ? "" : " [stated for the direct path; this run: for information]",
-               C.depth, C.depth, n4 - m4, n4, fmt_us(hw, a, sizeof a),
+               C.depth, C.depth, n4 - m4, n4, bench_fmt_us(hw, a, sizeof a),
                !n4  ? "not measured"
                : m4 ? "MISSED"
                     : "MET",
@@ -1385,7 +1339,7 @@ static int build_sizes(void) {
         snprintf(buf, sizeof buf, "%s", sp);
         for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
             size_t s;
-            if (parse_size(t, &s) || s == 0 || C.nsizes == MAX_SIZES) return -1;
+            if (bench_parse_size(t, &s) || s == 0 || C.nsizes == MAX_SIZES) return -1;
             C.sizes[C.nsizes++] = s;
         }
     }
@@ -1431,7 +1385,7 @@ int main(int argc, char **argv) {
         else if ((!strcmp(argv[i], "--max-size") || !strcmp(argv[i], "--slow-size")) &&
                  i + 1 < argc) {
             size_t *dst = !strcmp(argv[i], "--max-size") ? &C.max_size : &C.slow_size;
-            if (parse_size(argv[++i], dst) || *dst == 0) {
+            if (bench_parse_size(argv[++i], dst) || *dst == 0) {
                 usage();
                 return 2;
             }
@@ -1472,7 +1426,7 @@ int main(int argc, char **argv) {
     C.cores = sysconf(_SC_NPROCESSORS_ONLN);
     char cfg[64];
     C.direct = atoi(config_str("SHOAL_DIRECT", cfg, sizeof cfg)) != 0;
-    read_cpu_model(C.cpu, sizeof C.cpu);
+    bench_cpu_model(C.cpu, sizeof C.cpu);
     bench_squeeze_blanks(shoal_mpi_library(), 1, C.mpilib, sizeof C.mpilib);
     shoal_mechanism_t mech = SHOAL_MECH_SELF;
     if (C.p > 1) shoal_peer_mechanism((C.me + 1) % C.p, &mech);

@@ -5,11 +5,13 @@
 #ifndef SHOAL_BENCH_UTIL_H
 #define SHOAL_BENCH_UTIL_H
 
+#include <errno.h>
 #include <math.h>
 #include <mpi.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -128,6 +130,56 @@ static inline int bench_oversubscribed(int *on_node, long *cores) {
     MPI_Comm_free(&node);
     *cores = sysconf(_SC_NPROCESSORS_ONLN);
     return *on_node > *cores;
+}
+
+/* Microseconds with three significant digits or so ("-" for NaN), for the tables. */
+static inline const char *bench_fmt_us(double x, char *buf, size_t len) {
+    if (isnan(x))
+        snprintf(buf, len, "-");
+    else if (x >= 1000)
+        snprintf(buf, len, "%.0f", x);
+    else if (x >= 100)
+        snprintf(buf, len, "%.1f", x);
+    else if (x >= 10)
+        snprintf(buf, len, "%.2f", x);
+    else
+        snprintf(buf, len, "%.3f", x);
+    return buf;
+}
+
+/* "64K", "1MiB", "4096" into bytes; 0 on success. */
+static inline int bench_parse_size(const char *t, size_t *out) {
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(t, &end, 10);
+    if (errno || end == t) return -1;
+    if (*end == 'k' || *end == 'K')
+        v <<= 10, end++;
+    else if (*end == 'm' || *end == 'M')
+        v <<= 20, end++;
+    if (*end == 'i' && end[1] == 'B') end += 2;
+    if (*end == 'B') end++;
+    if (*end) return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+/* The CPU model from /proc/cpuinfo, for every report's head. */
+static inline void bench_cpu_model(char *buf, size_t len) {
+    snprintf(buf, len, "unknown CPU");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "model name", 10) && strncmp(line, "Model", 5) &&
+            strncmp(line, "Hardware", 8))
+            continue;
+        char *colon = strchr(line, ':');
+        if (!colon) continue;
+        bench_squeeze_blanks(colon + 1, 1, buf, len);
+        break;
+    }
+    fclose(f);
 }
 
 #endif
