@@ -6,7 +6,7 @@
 #include "mem/segment.h"
 
 /* The segment release hook (mem/segment.h): deregisters seg; collective: waits for a broadcast in
- * flight and frees the control segment too. */
+ * flight and gives its control words back to the pool too. */
 void shoal__rbcast_release(segment_t *seg, int collective);
 /* shoal_finalize: before its closing barrier, wait for broadcasts in flight (they need every
  * relay); after it, stop every relay thread (before any segment goes away); at the end, drop

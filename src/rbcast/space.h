@@ -67,7 +67,7 @@ typedef struct rb_space {
     int waiter_us, flush_us, relay_spin, relay_max_sleep_us, spin_count;
     shoal_rma_bcast_algo_t auto_means; /* SHOAL_RMA_BCAST_ALGO */
     uintptr_t token;                   /* its name in the object table (requests refer to it) */
-    void *face;                        /* the face's own record (its control segment, ...) */
+    void *face;                        /* the face's own record (its control words, ...) */
     struct rb_space *next;             /* the face's list of live spaces */
     uint64_t relayed; /* the last broadcast my relay has passed on (my part is mine again) */
     /* Broadcast numbers I have taken as root (for a fast local arrival answer). */
