@@ -13,18 +13,15 @@ static shoal_err_t check_buffer(team_t *t, shoal_gptr_t gp, size_t nbytes, const
     if (gp.unit != (uint32_t)shoal__rt.myid)
         return shoal__fail(SHOAL_ERR_GPTR, "%s must point at my own part (unit %d), not unit %u",
                            what, (int)shoal__rt.myid, (unsigned)gp.unit);
-    shoal_target_t tg = {0};
-    SHOAL_TRY(shoal__resolve(gp, nbytes, &tg));
-    if (tg.seg->kind != SEG_COLLECTIVE && tg.seg->kind != SEG_ADOPTED)
-        return shoal__fail(SHOAL_ERR_GPTR, "%s is not a symmetric (shoal_team_memalloc) allocation",
-                           what);
+    segment_t *s = NULL;
+    SHOAL_TRY(shoal__resolve_symmetric(gp, nbytes, what, &s));
     for (int32_t r = 0; r < t->size; r++)
-        if (tg.seg->team->rel_of_abs[t->abs_of_rel[r]] < 0)
+        if (s->team->rel_of_abs[t->abs_of_rel[r]] < 0)
             return shoal__fail(SHOAL_ERR_TEAM,
                                "%s lives on team %d, which lacks unit %d of team %d", what,
-                               (int)tg.seg->team->id, (int)t->abs_of_rel[r], (int)t->id);
-    *seg = tg.seg;
-    *local = tg.seg->my_base + gp.offset;
+                               (int)s->team->id, (int)t->abs_of_rel[r], (int)t->id);
+    *seg = s;
+    *local = s->my_base + gp.offset;
     return SHOAL_OK;
 }
 

@@ -62,17 +62,7 @@ static shoal_err_t default_design(shoal_epoch_design_t *design) {
 
 /* gp must name a symmetric allocation of a team I belong to. */
 static shoal_err_t fence_segment(shoal_gptr_t gp, segment_t **seg) {
-    shoal_target_t t = {0};
-    SHOAL_TRY(shoal__resolve(gp, 0, &t));
-    if (t.seg->kind != SEG_COLLECTIVE && t.seg->kind != SEG_ADOPTED)
-        return shoal__fail(SHOAL_ERR_GPTR, "fences work on symmetric allocations "
-                                           "(shoal_team_memalloc, OpenSHMEM symmetric memory), not "
-                                           "on pool blocks");
-    if (t.seg->team->rel_of_abs[shoal__rt.myid] < 0)
-        return shoal__fail(SHOAL_ERR_TEAM, "unit %d is not a member of the allocation's team %d",
-                           (int)shoal__rt.myid, (int)t.seg->team->id);
-    *seg = t.seg;
-    return SHOAL_OK;
+    return shoal__resolve_symmetric_member(gp, 0, "the fenced allocation", seg);
 }
 
 static void state_free(epoch_t *e) {

@@ -103,3 +103,28 @@ const char *shoal_mechanism_name(shoal_mechanism_t mech) {
     }
     return "unknown";
 }
+
+shoal_err_t shoal__resolve_symmetric(shoal_gptr_t gp, size_t nbytes, const char *what,
+                                     segment_t **seg) {
+    shoal_target_t t = {0};
+    SHOAL_TRY(shoal__resolve(gp, nbytes, &t));
+    if (t.seg->kind != SEG_COLLECTIVE && t.seg->kind != SEG_ADOPTED)
+        return shoal__fail(SHOAL_ERR_GPTR,
+                           "%s is not in a symmetric allocation (shoal_team_memalloc, OpenSHMEM "
+                           "symmetric memory): a pool block has no counterpart on the other "
+                           "members",
+                           what);
+    *seg = t.seg;
+    return SHOAL_OK;
+}
+
+shoal_err_t shoal__resolve_symmetric_member(shoal_gptr_t gp, size_t nbytes, const char *what,
+                                            segment_t **seg) {
+    segment_t *s = NULL;
+    SHOAL_TRY(shoal__resolve_symmetric(gp, nbytes, what, &s));
+    if (s->team->rel_of_abs[shoal__rt.myid] < 0)
+        return shoal__fail(SHOAL_ERR_TEAM, "unit %d is not a member of the allocation's team %d",
+                           (int)shoal__rt.myid, (int)s->team->id);
+    *seg = s;
+    return SHOAL_OK;
+}

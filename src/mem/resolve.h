@@ -25,6 +25,15 @@ static inline shoal_target_t shoal__target_at(segment_t *s, int32_t rel, size_t 
     return t;
 }
 
+/* gp (nbytes from it) in a symmetric allocation: one a team made collectively
+ * (shoal_team_memalloc) or adopted (OpenSHMEM symmetric memory), never a pool block, which has
+ * no counterpart on the other members. what names gp in the message (a constant: "dest"). */
+shoal_err_t shoal__resolve_symmetric(shoal_gptr_t gp, size_t nbytes, const char *what,
+                                     segment_t **seg);
+/* The same, and this unit is a member of the allocation's team. */
+shoal_err_t shoal__resolve_symmetric_member(shoal_gptr_t gp, size_t nbytes, const char *what,
+                                            segment_t **seg);
+
 /* Slow path: works out and reports exactly what is wrong with gp. */
 shoal_err_t shoal__resolve_fail(shoal_gptr_t gp, size_t nbytes);
 

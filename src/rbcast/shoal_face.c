@@ -21,17 +21,7 @@ const char *shoal_rma_bcast_algo_name(shoal_rma_bcast_algo_t algo) {
 
 /* gp must name a symmetric allocation of a team I belong to. */
 static shoal_err_t alloc_segment(shoal_gptr_t gp, size_t nbytes, segment_t **seg) {
-    shoal_target_t t = {0};
-    SHOAL_TRY(shoal__resolve(gp, nbytes, &t));
-    if (t.seg->kind != SEG_COLLECTIVE && t.seg->kind != SEG_ADOPTED)
-        return shoal__fail(SHOAL_ERR_GPTR, "one-sided broadcasts land in symmetric allocations "
-                                           "(shoal_team_memalloc, OpenSHMEM symmetric memory), not "
-                                           "in pool blocks");
-    if (t.seg->team->rel_of_abs[shoal__rt.myid] < 0)
-        return shoal__fail(SHOAL_ERR_TEAM, "unit %d is not a member of the allocation's team %d",
-                           (int)shoal__rt.myid, (int)t.seg->team->id);
-    *seg = t.seg;
-    return SHOAL_OK;
+    return shoal__resolve_symmetric_member(gp, nbytes, "the broadcast's destination", seg);
 }
 
 static shoal_err_t registered(shoal_gptr_t gp, size_t nbytes, segment_t **seg) {
