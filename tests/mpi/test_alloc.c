@@ -109,7 +109,7 @@ static void collective_churn(int rounds) {
     double t0 = test_now();
     for (int r = 0; r < rounds; r++) {
         /* Fit the rest into a few seconds (collective calls crawl on oversubscribed MPICH). */
-        if (r == 6) rounds = test_scale((test_now() - t0) / 6, 5.0, 20, rounds);
+        if (r == 6) rounds = test_scale((test_now() - t0) / 6, 2.5, 20, rounds);
         int do_alloc = nlive == 0 || (nlive < MAXLIVE && rnd(&shared) % 3 != 0);
         int victim = do_alloc ? -1 : (int)(rnd(&shared) % (uint64_t)nlive);
         size_t size = do_alloc ? (r % 17 == 5   ? MIB
@@ -191,7 +191,7 @@ static void many_segments(int count) {
     unsigned char buf[1024];
     for (int i = 0; i < count; i++) {
         /* Up to count, fitted into a few seconds, but always more than 64 (a word of ids). */
-        if (i == 4) count = test_scale((test_now() - t0) / 2, 5.0, 66, count);
+        if (i == 4) count = test_scale((test_now() - t0) / 2, 2.5, 66, count);
         a[i].size = 8 + (size_t)(rnd(&shared) % 1000);
         a[i].id = 10000 + (uint64_t)i;
         if (!CHECK_OK(shoal_team_memalloc(SHOAL_TEAM_ALL, a[i].size, &a[i].gp))) {
