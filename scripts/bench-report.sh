@@ -14,7 +14,8 @@
 #   This script deletes results/report.md first, so the report holds exactly this run, and calls
 #   bench/report once per MPI, MPICH first.
 #
-# Environment: SHOAL_BENCH_MPIS="mpich openmpi" picks the MPIs; SHOAL_BENCH_KEEP=1 reuses build dirs.
+# Environment: SHOAL_BENCH_MPIS="mpich openmpi" picks the MPIs; SHOAL_BENCH_KEEP=1 reuses build dirs;
+# SHOAL_BENCH_TUNE=0 skips tuning the collectives into this host's tuning cache first.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -46,6 +47,18 @@ done
 if [ ! -x "$root/bench/report" ]; then
     echo "bench-report: $root/bench/report is missing or not executable" >&2
     exit 1
+fi
+# Decision tables from this host (docs/collectives.md, "The host's own tables"): shoal-coll-tune
+# --cache at as many units as CPUs (at least 2), so the benchmarks below, and every later program
+# on this host, run with this machine's own choices. SHOAL_BENCH_TUNE=0 skips it.
+if [ "${SHOAL_BENCH_TUNE:-1}" = 1 ]; then
+    np=$(nproc)
+    [ "$np" -lt 2 ] && np=2
+    for mpi in $mpis; do
+        echo "=== $mpi: tuning the collectives on this host ($np units)"
+        "$root/build/bench-$mpi/bin/shoalrun" -n "$np" \
+            "$root/build/bench-$mpi/bin/shoal-coll-tune" --cache
+    done
 fi
 mkdir -p "$out"
 rm -f "$out/report.md"

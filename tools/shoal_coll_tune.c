@@ -3,6 +3,7 @@
  *
  *   shoalrun -n N shoal-coll-tune [-o FILE] [--quick] [--only LIST]
  *   shoalrun -n N shoal-coll-tune --check [FILE]
+ *   shoalrun -n N shoal-coll-tune --cache [--quick] [--only LIST]   (and --check --cache)
  *
  * Tuning: for each collective, each size of a ladder (x4 steps from 8 B) and each candidate (every
  * registered algorithm that applies, with radix 2, 3, 4 and 8 for those that take a radix, and
@@ -23,9 +24,15 @@
  * --check [FILE]: runs each collective at a size inside each rule of FILE (default:
  * $SHOAL_COLL_TUNING; with FILE, SHOAL_COLL_TUNING is set to it before shoal_init) that matches
  * this team size, and checks that the algorithm the rule names is the one that ran. Exit status
- * 0 when every rule was obeyed (and the file parsed), 1 otherwise. */
+ * 0 when every rule was obeyed (and the file parsed), 1 otherwise.
+ *
+ * --cache: the file goes to this host's tuning cache (src/coll/tuning_cache.c: the folder of
+ * SHOAL_COLL_TUNING_CACHE, named by a key of CPU model, CPUs, MPI, Shoal version and path), where
+ * every later shoal_init on this host finds it; `make bench` runs this. --check --cache checks
+ * that file through the cache (SHOAL_COLL_TUNING unset), i.e. that shoal_init loaded it. */
 #include <errno.h>
 #include <math.h>
+#include <sys/stat.h>
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -321,6 +328,9 @@ static void tune(FILE *out) {
                 "# Shoal collectives tuning file (SHOAL_COLL_TUNING), written by "
                 "shoal-coll-tune%s.\n",
                 T.quick ? " --quick" : "");
+        char desc[256], key[17];
+        coll_tuning_host(desc, sizeof desc, key);
+        fprintf(out, "# Host: %s (tuning cache key %s)\n", desc, key);
         fprintf(out, "# Measured %s on %s: %s, team of %d units, %ld online CPUs%s,\n", when, host,
                 shoal_mpi_library(), (int)T.p, cores, T.p > cores ? " (OVERSUBSCRIBED)" : "");
         fprintf(out,
@@ -557,19 +567,35 @@ static int check(const char *path) {
     return bad ? 1 : 0;
 }
 
+/* mkdir -p of path's folder. */
+static int make_parent_dirs(const char *path) {
+    char d[1024];
+    snprintf(d, sizeof d, "%s", path);
+    for (char *s = d + 1; *s; s++) {
+        if (*s != '/') continue;
+        *s = '\0';
+        if (mkdir(d, 0755) && errno != EEXIST) return -1;
+        *s = '/';
+    }
+    return 0;
+}
+
 static void usage(void) {
-    fprintf(stderr, "usage: shoalrun -n N shoal-coll-tune [-o FILE] [--quick] [--only LIST]\n"
-                    "       shoalrun -n N shoal-coll-tune --check [FILE]\n"
-                    "LIST: collectives, comma-separated (barrier,broadcast,collect,fcollect,"
-                    "alltoall,alltoalls,reduce,scan)\n");
+    fprintf(stderr,
+            "usage: shoalrun -n N shoal-coll-tune [-o FILE | --cache] [--quick] [--only LIST]\n"
+            "       shoalrun -n N shoal-coll-tune --check [FILE | --cache]\n"
+            "LIST: collectives, comma-separated (barrier,broadcast,collect,fcollect,"
+            "alltoall,alltoalls,reduce,scan)\n");
 }
 
 int main(int argc, char **argv) {
     const char *out_path = NULL, *only = NULL, *check_path = NULL;
-    int checking = 0;
+    int checking = 0, cache = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-o") && i + 1 < argc)
             out_path = argv[++i];
+        else if (!strcmp(argv[i], "--cache"))
+            cache = 1;
         else if (!strcmp(argv[i], "--quick"))
             T.quick = 1;
         else if (!strcmp(argv[i], "--only") && i + 1 < argc)
@@ -598,7 +624,11 @@ int main(int argc, char **argv) {
             T.only[k] = 1;
         }
     }
-    if (checking) {
+    if (cache && (out_path || check_path)) {
+        usage();
+        return 2;
+    }
+    if (checking && !cache) {
         if (check_path)
             setenv("SHOAL_COLL_TUNING", check_path, 1);
         else
@@ -634,6 +664,28 @@ int main(int argc, char **argv) {
     memset(T.sl, 0, T.bufbytes);
 
     int status = 0;
+    char cache_path[1024], tmp_path[1100];
+    if (cache) {
+        if (coll_tuning_cache_path(T.p, cache_path, sizeof cache_path))
+            die("no tuning cache (SHOAL_COLL_TUNING_CACHE=off, or no HOME)");
+        char desc[256], key[17];
+        coll_tuning_host(desc, sizeof desc, key);
+        if (T.me == 0) fprintf(stderr, "shoal-coll-tune: host %s (key %s)\n", desc, key);
+        if (checking) {
+            const char *set = getenv("SHOAL_COLL_TUNING");
+            if (set && *set) die("--check --cache: unset SHOAL_COLL_TUNING (it would come first)");
+            check_path = cache_path;
+        } else {
+            if (T.me == 0 && make_parent_dirs(cache_path)) {
+                fprintf(stderr, "shoal-coll-tune: cannot make the folder of %s: %s\n", cache_path,
+                        strerror(errno));
+                die("no tuning cache");
+            }
+            /* Written aside and renamed: a program starting meanwhile reads the old or the new. */
+            snprintf(tmp_path, sizeof tmp_path, "%s.%ld.tmp", cache_path, (long)getpid());
+            out_path = tmp_path;
+        }
+    }
     if (checking) {
         status = check(check_path);
     } else {
@@ -651,8 +703,16 @@ int main(int argc, char **argv) {
         if (T.me == 0) {
             fprintf(out, "# (%.1f s)\n", (bench_now_ns() - t0) / 1e9);
             if (out != stdout) fclose(out);
+            if (cache && rename(tmp_path, cache_path)) {
+                fprintf(stderr, "shoal-coll-tune: cannot rename %s to %s: %s\n", tmp_path,
+                        cache_path, strerror(errno));
+                status = 1;
+            }
             fprintf(stderr, "shoal-coll-tune: %s written in %.1f s\n",
-                    out_path ? out_path : "tuning", (bench_now_ns() - t0) / 1e9);
+                    cache      ? cache_path
+                    : out_path ? out_path
+                               : "tuning",
+                    (bench_now_ns() - t0) / 1e9);
         }
     }
     shoal_team_memfree(T.sgp);

@@ -145,6 +145,14 @@ shoal_err_t coll_select(coll_args_t *a, const coll_algo_t **algo);
 /* Parses SHOAL_COLL_* and SHOAL_COLL_TUNING (init) and drops them (finalize). */
 shoal_err_t coll_select_init(void);
 void coll_select_finalize(void);
+/* Adds the rules of a tuning file's text (select.c); forced rules are the user's word. */
+shoal_err_t coll_select_parse_tuning(const char *text, const char *where, const char *origin_name,
+                                     int forced);
+/* The host-keyed tuning cache (tuning_cache.c): this host's description and key, the file
+ * shoal-coll-tune --cache writes for a team of `units`, and loading the files of this host. */
+void coll_tuning_host(char *desc, size_t desc_len, char key[17]);
+int coll_tuning_cache_path(int32_t units, char *path, size_t len);
+shoal_err_t coll_tuning_cache_load(void);
 
 /* ---- Team area and point-to-point helpers (area.c) ---- */
 shoal_err_t shoal__coll_team_init(team_t *team);

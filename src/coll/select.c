@@ -99,7 +99,7 @@ typedef struct {
     size_t bytes_min, bytes_max;
     int32_t units_min, units_max;
     int forced; /* from the user: an error if it cannot run */
-    char origin[48];
+    char origin[80];
 } coll_rule_t;
 
 typedef struct {
@@ -189,7 +189,7 @@ static const char *parse_rule(coll_kind_t kind, char *text, coll_rule_t *r) {
 }
 
 /* Parses a ';'-separated rule list for kind. */
-static shoal_err_t parse_rules(coll_kind_t kind, const char *list, const char *origin) {
+static shoal_err_t parse_rules(coll_kind_t kind, const char *list, const char *origin, int forced) {
     char *copy = strdup(list);
     if (!copy) return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
     shoal_err_t err = SHOAL_OK;
@@ -204,7 +204,7 @@ static shoal_err_t parse_rules(coll_kind_t kind, const char *list, const char *o
                               coll_kind_name(kind), one, why);
             break;
         }
-        r.forced = 1;
+        r.forced = forced;
         snprintf(r.origin, sizeof r.origin, "%s", origin);
         if (add_rule(&r)) {
             err = shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
@@ -215,41 +215,64 @@ static shoal_err_t parse_rules(coll_kind_t kind, const char *list, const char *o
     return err;
 }
 
-static shoal_err_t parse_tuning_file(const char *path) {
-    FILE *f = fopen(path, "r");
-    if (!f) return shoal__fail(SHOAL_ERR_INVAL, "SHOAL_COLL_TUNING: cannot open %s", path);
-    char line[512];
-    int lineno = 0;
+/* Parses the text of a tuning file, one "collective rule" per line: where names it in messages (a
+ * path), origin_name in each rule's origin ("<origin_name> line 7", SHOAL_COLL_VERBOSE). */
+shoal_err_t coll_select_parse_tuning(const char *text, const char *where, const char *origin_name,
+                                     int forced) {
     shoal_err_t err = SHOAL_OK;
-    while (err == SHOAL_OK && fgets(line, sizeof line, f)) {
+    int lineno = 0;
+    for (const char *p = text; err == SHOAL_OK && *p;) {
+        size_t len = strcspn(p, "\n");
+        char line[512];
+        snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line ? len : sizeof line - 1), p);
+        p += len + (p[len] == '\n');
         lineno++;
         char *hash = strchr(line, '#');
         if (hash) *hash = '\0';
-        char name[32], rule[480];
-        int got = sscanf(line, "%31s %479[^\n]", name, rule);
+        char kname[32], rule[480];
+        int got = sscanf(line, "%31s %479[^\n]", kname, rule);
         if (got == 2) { /* blanks before a comment (or a CR) are not part of the rule */
-            size_t len = strlen(rule);
-            while (len && isspace((unsigned char)rule[len - 1])) rule[--len] = '\0';
+            size_t rlen = strlen(rule);
+            while (rlen && isspace((unsigned char)rule[rlen - 1])) rule[--rlen] = '\0';
         }
         if (got < 2) {
-            if (sscanf(line, "%31s", name) == 1)
-                err = shoal__fail(SHOAL_ERR_INVAL, "%s:%d: expected \"collective rule\"", path,
+            if (sscanf(line, "%31s", kname) == 1)
+                err = shoal__fail(SHOAL_ERR_INVAL, "%s:%d: expected \"collective rule\"", where,
                                   lineno);
             continue;
         }
         int kind = -1;
         for (int k = 0; k < COLL_KINDS; k++)
-            if (!strcmp(name, kind_names[k])) kind = k;
+            if (!strcmp(kname, kind_names[k])) kind = k;
         if (kind < 0) {
-            err = shoal__fail(SHOAL_ERR_INVAL, "%s:%d: unknown collective \"%s\"", path, lineno,
-                              name);
+            err = shoal__fail(SHOAL_ERR_INVAL, "%s:%d: unknown collective \"%s\"", where, lineno,
+                              kname);
             break;
         }
-        char origin[48];
-        snprintf(origin, sizeof origin, "tuning file line %d", lineno);
-        err = parse_rules((coll_kind_t)kind, rule, origin);
+        char origin[sizeof((coll_rule_t *)0)->origin];
+        snprintf(origin, sizeof origin, "%.60s line %d", origin_name, lineno);
+        err = parse_rules((coll_kind_t)kind, rule, origin, forced);
+    }
+    return err;
+}
+
+static shoal_err_t parse_tuning_file(const char *path) {
+    FILE *f = fopen(path, "r");
+    if (!f) return shoal__fail(SHOAL_ERR_INVAL, "SHOAL_COLL_TUNING: cannot open %s", path);
+    size_t cap = 4096, n = 0;
+    char *text = malloc(cap);
+    while (text) {
+        n += fread(text + n, 1, cap - 1 - n, f);
+        if (n < cap - 1) break;
+        char *bigger = realloc(text, cap *= 2);
+        if (!bigger) free(text);
+        text = bigger;
     }
     fclose(f);
+    if (!text) return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
+    text[n] = '\0';
+    shoal_err_t err = coll_select_parse_tuning(text, path, "tuning file", 1);
+    free(text);
     return err;
 }
 
@@ -301,11 +324,12 @@ shoal_err_t coll_select_init(void) {
             char origin[48];
             snprintf(origin, sizeof origin, "SHOAL_COLL_%s", kind_names[k]);
             for (char *c = origin; *c; c++) *c = (char)toupper((unsigned char)*c);
-            SHOAL_TRY(parse_rules((coll_kind_t)k, env, origin));
+            SHOAL_TRY(parse_rules((coll_kind_t)k, env, origin, 1));
         }
     }
     if (shoal__rt.coll_tuning && *shoal__rt.coll_tuning)
         SHOAL_TRY(parse_tuning_file(shoal__rt.coll_tuning));
+    SHOAL_TRY(coll_tuning_cache_load()); /* this host's own measurements (tuning_cache.c) */
     for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++) {
         char text[256];
         snprintf(text, sizeof text, "%s", defaults[i].rule);
@@ -337,7 +361,7 @@ shoal_err_t shoal_coll_override(const char *collective, const char *list) {
     rule_list_t fresh = {0};
     if (list && *list) {
         adding = &fresh;
-        shoal_err_t err = parse_rules((coll_kind_t)kind, list, "shoal_coll_override");
+        shoal_err_t err = parse_rules((coll_kind_t)kind, list, "shoal_coll_override", 1);
         adding = &table;
         if (err != SHOAL_OK) {
             free(fresh.v);

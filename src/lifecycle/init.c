@@ -15,12 +15,13 @@
 #include "runtime/objtab.h"
 #include "runtime/progress.h"
 #include "runtime/runtime.h"
+#include "runtime/wait.h"
 #include "sync/sync.h"
 #include "team/group.h"
 #include "team/team.h"
 #include "xport/probe.h"
 
-shoal_runtime_t shoal__rt = {.debug = 1, .spin_count = 256};
+shoal_runtime_t shoal__rt = {.debug = 1, .spin_tight = 64, .spin_count = 256, .spin_polls = 256};
 
 /* Per-team state above team/: created in this order with every team, destroyed in reverse (the
  * collectives' area, then locks and the signal area, then the allocations). */
@@ -75,6 +76,17 @@ static shoal_err_t discover_node(void) {
     for (int32_t u = 0; u < rt->nunits; u++) rt->node_rank_of[u] = -1;
     for (int32_t i = 0; i < rt->node_size; i++) rt->node_rank_of[rt->node_units[i]] = i;
     rt->node_colour = rt->node_units[0]; /* the node's first unit names it */
+    /* The waiting policy counts the units sharing this machine's CPUs: the real node's, also
+     * when pretend nodes split it. */
+    int machine_units = rt->node_size;
+    if (k > 0) {
+        MPI_Comm machine;
+        SHOAL_MPI(MPI_Comm_split_type(rt->world, MPI_COMM_TYPE_SHARED, rt->myid, MPI_INFO_NULL,
+                                      &machine));
+        MPI_Comm_size(machine, &machine_units);
+        MPI_Comm_free(&machine);
+    }
+    shoal__wait_configure(machine_units);
     return SHOAL_OK;
 }
 

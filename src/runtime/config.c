@@ -37,9 +37,22 @@ static const cfg_entry_t table[] = {
     {"SHOAL_PROGRESS_INTERVAL_US", CFG_INT, "50",
      "Microseconds the progress thread sleeps between polls", FIELD(progress_interval_us), 1,
      1000000},
+    {"SHOAL_SPIN_TIGHT", CFG_INT, "64",
+     "Polls a wait makes back to back before it starts pausing between polls (a pause costs "
+     "40-80 ns on some hosts, more than a cache-line hand-off)",
+     FIELD(spin_tight), 0, 100000000},
     {"SHOAL_SPIN_COUNT", CFG_INT, "256",
-     "Polls a wait spins before it starts yielding the core to other processes", FIELD(spin_count),
-     0, 100000000},
+     "Polls a wait spins before it starts yielding the core, when this machine has more units "
+     "than CPUs (the unit it waits for needs the core)",
+     FIELD(spin_count), 0, 100000000},
+    {"SHOAL_SPIN_COUNT_DEDICATED", CFG_INT, "4096",
+     "Polls a wait spins before it starts yielding the core, when every unit of this machine has "
+     "a CPU of its own (a yield then hands the core to another program for a scheduler tick)",
+     FIELD(spin_count_dedicated), 0, 100000000},
+    {"SHOAL_OVERSUBSCRIBED", CFG_INT, "-1",
+     "-1: decide at start (more units on this machine than online CPUs); 0: every unit has a "
+     "CPU; 1: units share CPUs",
+     FIELD(oversubscribed), -1, 1},
     {"SHOAL_COLL_SCRATCH", CFG_SIZE, "256K",
      "Bytes of scratch each unit gives every team for collectives (staging, reductions)",
      FIELD(coll_scratch), 0, 0},
@@ -77,6 +90,11 @@ static const cfg_entry_t table[] = {
     {"SHOAL_COLL_TUNING", CFG_STRING, "",
      "Path of a tuning file: lines \"collective rules\" (shoal-coll-tune writes one)",
      FIELD(coll_tuning), 0, 0},
+    {"SHOAL_COLL_TUNING_CACHE", CFG_STRING, "",
+     "Folder of this host's tuning files (shoal-coll-tune --cache writes them, shoal_init reads "
+     "the ones of this CPU, MPI and Shoal); empty: $XDG_CACHE_HOME/shoal or ~/.cache/shoal; "
+     "\"off\": none",
+     FIELD(coll_tuning_cache), 0, 0},
     {"SHOAL_EPOCH_DESIGN", CFG_STRING, "auto",
      "Fence design of an allocation's epochs unless shoal_epoch_set_design chose one: auto, "
      "deferred, imm_naive, imm_barrier or imm_notify (docs/fence.md)",

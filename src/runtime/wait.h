@@ -1,6 +1,6 @@
-/* The one waiting policy (ARCHITECTURE.md decision 5): spin briefly, then yield the core on every
- * poll, and drive MPI progress all along, so oversubscribed runs finish and passive-target
- * operations that need the target's help complete. */
+/* The one waiting policy (ARCHITECTURE.md decision 5): spin briefly (back to back, then with a
+ * pause), then yield the core on every poll, and drive MPI progress all along, so oversubscribed
+ * runs finish and passive-target operations that need the target's help complete. */
 #ifndef SHOAL_RUNTIME_WAIT_H
 #define SHOAL_RUNTIME_WAIT_H
 
@@ -13,6 +13,9 @@ static inline void shoal__waiter_init(shoal_waiter_t *w) {
 }
 /* Call once per failed poll of the awaited condition. */
 void shoal__waiter_pause(shoal_waiter_t *w);
+/* Chooses the spin budget for this machine: oversubscribed (more units on it than online CPUs,
+ * unless SHOAL_OVERSUBSCRIBED says) or a CPU per unit. Called once by shoal_init. */
+void shoal__wait_configure(int machine_units);
 /* One poke of MPI's progress engine. */
 void shoal__progress_poke(void);
 
