@@ -1,0 +1,271 @@
+/* shoal-coll-sim: predicted times of Shoal's collective algorithms at any team size, from their
+ * own schedules (recorded by running src/coll's code against shim.c) replayed in LogGP
+ * (replay.c). docs/coll_sim.md. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sim.h"
+
+static const char *kind_names[] = {"barrier",  "broadcast", "collect", "fcollect",
+                                   "alltoall", "alltoalls", "reduce",  "scan"};
+
+static int parse_kind(const char *s) {
+    for (int k = 0; k < COLL_KINDS; k++)
+        if (!strcmp(s, kind_names[k])) return k;
+    return -1;
+}
+
+static int parse_size(const char *s, size_t *out) {
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (end == s) return -1;
+    if (*end == 'k' || *end == 'K')
+        v <<= 10, end++;
+    else if (*end == 'm' || *end == 'M')
+        v <<= 20, end++;
+    else if (*end == 'g' || *end == 'G')
+        v <<= 30, end++;
+    if (*end == 'i' || *end == 'I') end++;
+    if (*end == 'b' || *end == 'B') end++;
+    if (*end) return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+/* "a,b,c" with an optional "lo-hi" (powers of two from lo to hi, and hi). */
+static size_t parse_list(const char *text, size_t *out, size_t max) {
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", text);
+    size_t n = 0;
+    for (char *tok = strtok(buf, ","); tok && n < max; tok = strtok(NULL, ",")) {
+        char *dash = strchr(tok, '-');
+        if (dash) {
+            *dash = 0;
+            size_t lo, hi;
+            if (parse_size(tok, &lo) || parse_size(dash + 1, &hi) || !lo) return 0;
+            for (size_t v = lo; v < hi && n < max; v *= 2) out[n++] = v;
+            if (n < max) out[n++] = hi;
+        } else if (parse_size(tok, &out[n++])) {
+            return 0;
+        }
+    }
+    return n;
+}
+
+static void usage(void) {
+    fprintf(stderr,
+            "usage: shoal-coll-sim [--coll KIND|all] [--algo NAME|all] [--p LIST] [--size LIST]\n"
+            "                      [--params FILE] [--radix LIST] [--root R] [--csv FILE]\n"
+            "                      [--max-events N] [--check]\n"
+            "  KIND: barrier broadcast collect fcollect alltoall alltoalls reduce scan\n"
+            "  LIST: comma-separated, K/M/G suffixes, lo-hi = powers of two from lo, and hi\n"
+            "        (default --p 2-100000 --size 8,64K,1M)\n"
+            "  --radix: for algorithms with a radix, every listed radix (default: theirs)\n"
+            "  --check: exit 1 if any schedule deadlocks or leaves a word unbalanced\n");
+}
+
+typedef struct {
+    char name[48];
+    double t;
+    int ok, capped, na;
+} row_t;
+
+int main(int argc, char **argv) {
+    const char *coll = "barrier,broadcast", *algo = "all", *params = NULL, *csv_path = NULL;
+    const char *plist = "2-100000", *slist = "8,64K,1M", *rlist = NULL;
+    int32_t root = 0;
+    size_t max_events = 20u * 1000 * 1000;
+    int check = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(o, "--check")) {
+            check = 1;
+            continue;
+        }
+        if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
+            usage();
+            return 0;
+        }
+        if (!v) {
+            usage();
+            return 2;
+        }
+        i++;
+        if (!strcmp(o, "--coll"))
+            coll = v;
+        else if (!strcmp(o, "--algo"))
+            algo = v;
+        else if (!strcmp(o, "--p"))
+            plist = v;
+        else if (!strcmp(o, "--size"))
+            slist = v;
+        else if (!strcmp(o, "--params"))
+            params = v;
+        else if (!strcmp(o, "--radix"))
+            rlist = v;
+        else if (!strcmp(o, "--root"))
+            root = atoi(v);
+        else if (!strcmp(o, "--csv"))
+            csv_path = v;
+        else if (!strcmp(o, "--max-events"))
+            max_events = strtoull(v, NULL, 10);
+        else {
+            usage();
+            return 2;
+        }
+    }
+    sim_params_t prm;
+    sim_params_default(&prm);
+    if (params && sim_params_read(params, &prm)) return 2;
+    size_t ps[256], sizes[64], radices[32];
+    size_t np = parse_list(plist, ps, 256), ns = parse_list(slist, sizes, 64);
+    size_t nr = rlist ? parse_list(rlist, radices, 32) : 0;
+    if (!np || !ns || (rlist && !nr)) {
+        usage();
+        return 2;
+    }
+    int kinds[COLL_KINDS], nk = 0;
+    if (!strcmp(coll, "all")) {
+        for (int k = 0; k < COLL_KINDS; k++) kinds[nk++] = k;
+    } else {
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s", coll);
+        for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+            int k = parse_kind(t);
+            if (k < 0 || nk == COLL_KINDS) {
+                fprintf(stderr, "shoal-coll-sim: unknown collective %s\n", t);
+                return 2;
+            }
+            kinds[nk++] = k;
+        }
+    }
+    FILE *csv = NULL;
+    if (csv_path) {
+        csv = fopen(csv_path, "w");
+        if (!csv) {
+            fprintf(stderr, "shoal-coll-sim: cannot write %s\n", csv_path);
+            return 2;
+        }
+        fprintf(csv,
+                "# shoal-coll-sim params=%s L=%g o=%g a=%g g=%g G=%g o_r=%g copy=%g "
+                "reduce=%g put_ack=%d\n",
+                prm.name, prm.L, prm.o, prm.a, prm.g, prm.G, prm.o_r, prm.copy, prm.reduce,
+                prm.put_ack);
+        fprintf(csv, "collective,units,size_bytes,algorithm,radix,predicted_us,status,events,"
+                     "default_choice\n");
+    }
+    printf("# shoal-coll-sim: params %s: L=%g o=%g a=%g g=%g G=%g o_r=%g copy=%g reduce=%g "
+           "put_ack=%d (us, us/byte)\n",
+           prm.name, prm.L, prm.o, prm.a, prm.g, prm.G, prm.o_r, prm.copy, prm.reduce, prm.put_ack);
+    int bad = 0;
+    for (int ki = 0; ki < nk; ki++) {
+        coll_kind_t kind = (coll_kind_t)kinds[ki];
+        int na = 0;
+        const coll_algo_t *algos = coll_algos(kind, &na);
+        for (size_t si = 0; si < ns; si++) {
+            printf("\n## %s, %zu bytes: predicted us (* = fastest; [d] = Shoal's default choice)\n",
+                   kind_names[kind], sizes[si]);
+            const char *prev_win = NULL;
+            char prev_name[48] = "";
+            for (size_t pi = 0; pi < np; pi++) {
+                int32_t p = (int32_t)ps[pi];
+                if (root >= p) root = 0;
+                row_t rows[64];
+                int nrow = 0, best = -1;
+                sim_case_t dc = {kind, NULL, p, sizes[si], root, 0, 0};
+                int drad = 0;
+                size_t dseg = 0;
+                const coll_algo_t *def = NULL;
+                if (na) {
+                    dc.algo = &algos[0];
+                    def = sim_default_choice(&dc, &drad, &dseg);
+                }
+                char defname[48] = "-";
+                if (def && def->radix_max)
+                    snprintf(defname, sizeof defname, "%s:k=%d", def->name, drad);
+                else if (def)
+                    snprintf(defname, sizeof defname, "%s", def->name);
+                for (int ai = 0; ai < na && nrow < 64; ai++) {
+                    const coll_algo_t *g = &algos[ai];
+                    if (strcmp(algo, "all") && strcmp(algo, g->name)) continue;
+                    size_t nrad = g->radix_max && nr ? nr : 1;
+                    for (size_t ri = 0; ri < nrad && nrow < 64; ri++) {
+                        int radix = g->radix_max && nr ? (int)radices[ri] : 0;
+                        if (g->radix_max && nr && (radix < g->radix_min || radix > g->radix_max))
+                            continue;
+                        sim_case_t c = {kind, g, p, sizes[si], root, radix, 0};
+                        row_t *rw = &rows[nrow++];
+                        int shown_radix = radix ? radix : g->radix_default;
+                        if (g->radix_max)
+                            snprintf(rw->name, sizeof rw->name, "%s:k=%d", g->name, shown_radix);
+                        else
+                            snprintf(rw->name, sizeof rw->name, "%s", g->name);
+                        char why[200] = "";
+                        sim_schedule_t s;
+                        rw->ok = 0;
+                        const char *status = "ok";
+                        sim_result_t res = {0};
+                        if (sim_record(&c, &s, max_events, why, sizeof why) == 0) {
+                            if (sim_replay(&s, &prm, &res) == 0 && !res.deadlock &&
+                                !res.unbalanced_words) {
+                                rw->ok = 1;
+                                rw->t = res.time;
+                                if (best < 0 || rw->t < rows[best].t) best = nrow - 1;
+                            } else {
+                                status = res.deadlock ? "DEADLOCK" : "UNBALANCED";
+                                snprintf(why, sizeof why, "%s (member %d, word %llu, %zu words)",
+                                         status, (int)res.stuck_member,
+                                         (unsigned long long)res.stuck_key, res.unbalanced_words);
+                                bad = 1;
+                            }
+                            sim_schedule_free(&s);
+                        } else {
+                            status = "skipped";
+                        }
+                        rw->capped = !rw->ok && strstr(why, "capped") != NULL;
+                        rw->na = !rw->ok && !strcmp(status, "skipped") && !rw->capped;
+                        if (csv)
+                            fprintf(csv, "%s,%d,%zu,%s,%d,%.6g,%s,%zu,%s\n", kind_names[kind],
+                                    (int)p, sizes[si], g->name, g->radix_max ? shown_radix : 0,
+                                    rw->ok ? rw->t : 0.0,
+                                    rw->ok       ? "ok"
+                                    : rw->capped ? "capped"
+                                    : rw->na     ? "n/a"
+                                                 : status,
+                                    res.events, defname);
+                    }
+                }
+                printf("p=%-7d", (int)p);
+                for (int i = 0; i < nrow; i++) {
+                    int is_def = def && !strncmp(rows[i].name, defname, strlen(defname)) &&
+                                 (rows[i].name[strlen(defname)] == 0);
+                    if (rows[i].ok)
+                        printf("  %s%s%s=%.4g", i == best ? "*" : "", rows[i].name,
+                               is_def ? "[d]" : "", rows[i].t);
+                    else if (rows[i].na)
+                        printf("  %s=n/a", rows[i].name);
+                    else
+                        printf("  %s=%s", rows[i].name, rows[i].capped ? "capped" : "FAILED");
+                }
+                printf("\n");
+                if (best >= 0) {
+                    int prev_here = 0; /* the previous winner was replayed at this p too */
+                    for (int i = 0; i < nrow; i++)
+                        if (rows[i].ok && !strcmp(rows[i].name, prev_name)) prev_here = 1;
+                    if (prev_win && strcmp(prev_name, rows[best].name))
+                        printf("   %s: %s -> %s between p=%d and p=%d\n",
+                               prev_here ? "crossover"
+                                         : "winner changes (the previous one was "
+                                           "capped or not applicable here)",
+                               prev_name, rows[best].name, (int)ps[pi - 1], (int)p);
+                    snprintf(prev_name, sizeof prev_name, "%s", rows[best].name);
+                    prev_win = prev_name;
+                }
+            }
+        }
+    }
+    if (csv) fclose(csv);
+    return check && bad ? 1 : 0;
+}

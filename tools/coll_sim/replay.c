@@ -1,0 +1,326 @@
+/* The LogGP replay of recorded schedules: a discrete-event simulation over all members.
+ *
+ * Every member has a clock and a send port (tx_free: when its next message may leave), every
+ * member a receive port (rx_free) and a port that serves gets (srv_free). A message of n bytes
+ * from a member whose clock is t leaves at t0 = max(t + o, tx_free) (o: the signal overhead a for
+ * signals), occupies the sender's port for g + (n-1)G and the target's receive port likewise
+ * (first byte at max(t0 + L, rx_free)), and has arrived (n-1)G after its first byte. The sender
+ * is busy until its last byte has left (t0 + (n-1)G): puts are blocking, complete at the target
+ * on return, so a signal that follows a put arrives after it; with put_ack (the MPI path) the
+ * sender of a put also waits L for the completion to come back (a signal's is part of a, the
+ * measured time of a blocking atomic). A get costs a request (o, L), service at
+ * the owner's get port, and the data's way back (L + (n-1)G), the getter blocked throughout.
+ * A wait completes at max(clock, arrival of the signal it needs) + o_r; copies and reductions
+ * cost n x copy and n x reduce. Events are processed in time order from one heap, each member
+ * executing one operation per step, so arrivals are always known before a later wait looks. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+
+void sim_params_default(sim_params_t *prm) {
+    memset(prm, 0, sizeof *prm);
+    snprintf(prm->name, sizeof prm->name, "default");
+    prm->L = 1;
+    prm->o = 0.1;
+    prm->a = 0.1;
+    prm->g = 0.1;
+    prm->G = 1e-4;
+}
+
+int sim_params_read(const char *path, sim_params_t *prm) {
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "shoal-coll-sim: cannot open %s\n", path);
+        return -1;
+    }
+    sim_params_default(prm);
+    int have_a = 0, lineno = 0, rc = 0;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        char *h = strchr(line, '#');
+        if (h) *h = 0;
+        char key[64], val[256];
+        if (sscanf(line, " %63[^= \t] = %255s", key, val) != 2) {
+            if (strspn(line, " \t\r\n") != strlen(line)) {
+                fprintf(stderr, "%s:%d: expected key = value\n", path, lineno);
+                rc = -1;
+            }
+            continue;
+        }
+        char *end;
+        double v = strtod(val, &end);
+        if (!strcmp(key, "name")) {
+            snprintf(prm->name, sizeof prm->name, "%.63s", val);
+            continue;
+        }
+        if (*end) {
+            fprintf(stderr, "%s:%d: %s: not a number: %s\n", path, lineno, key, val);
+            rc = -1;
+            continue;
+        }
+        if (!strcmp(key, "L"))
+            prm->L = v;
+        else if (!strcmp(key, "o"))
+            prm->o = v;
+        else if (!strcmp(key, "a"))
+            prm->a = v, have_a = 1;
+        else if (!strcmp(key, "g"))
+            prm->g = v;
+        else if (!strcmp(key, "G"))
+            prm->G = v;
+        else if (!strcmp(key, "o_r"))
+            prm->o_r = v;
+        else if (!strcmp(key, "copy"))
+            prm->copy = v;
+        else if (!strcmp(key, "reduce"))
+            prm->reduce = v;
+        else if (!strcmp(key, "put_ack"))
+            prm->put_ack = v != 0;
+        else {
+            fprintf(stderr, "%s:%d: unknown parameter %s\n", path, lineno, key);
+            rc = -1;
+        }
+    }
+    fclose(f);
+    if (!have_a) prm->a = prm->o;
+    return rc;
+}
+
+/* ---- Words: (member, key) -> counts, open addressing ---- */
+typedef struct {
+    uint64_t id; /* (member << 32 | key) + 1; 0 = empty */
+    uint64_t arrived, consumed, need_abs;
+    int waited;
+} word_t;
+
+typedef struct {
+    word_t *v;
+    size_t mask;
+} words_t;
+
+static uint64_t mix64(uint64_t x) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    return x ^ (x >> 33);
+}
+
+static size_t word_slot(words_t *w, int32_t member, uint64_t key) {
+    uint64_t id = (((uint64_t)(uint32_t)member << 32) | (key & 0xffffffffu)) + 1;
+    size_t i = mix64(id) & w->mask;
+    while (w->v[i].id && w->v[i].id != id) i = (i + 1) & w->mask;
+    w->v[i].id = id;
+    return i;
+}
+
+/* ---- Event heap ---- */
+typedef struct {
+    double t;
+    uint64_t seq; /* arrivals (even) before runs (odd) at equal times, then FIFO */
+    int32_t member;
+    uint32_t slot_lo; /* arrivals: word slot (split: slots may exceed 32 bits) */
+    uint32_t slot_hi;
+} hev_t;
+
+typedef struct {
+    hev_t *v;
+    size_t n, cap;
+    uint64_t seq;
+} heap_t;
+
+static int before(const hev_t *x, const hev_t *y) {
+    if (x->t != y->t) return x->t < y->t;
+    int xa = (int)(x->seq & 1), ya = (int)(y->seq & 1);
+    if (xa != ya) return xa < ya;
+    return x->seq < y->seq;
+}
+
+static int heap_push(heap_t *h, double t, int run, int32_t member, size_t slot) {
+    if (h->n == h->cap) {
+        size_t cap = h->cap ? 2 * h->cap : 1024;
+        hev_t *v = realloc(h->v, cap * sizeof *v);
+        if (!v) return -1;
+        h->v = v;
+        h->cap = cap;
+    }
+    hev_t e = {t, (h->seq++ << 1) | (uint64_t)(run != 0), member, (uint32_t)slot,
+               (uint32_t)((uint64_t)slot >> 32)};
+    size_t i = h->n++;
+    while (i) {
+        size_t parent = (i - 1) / 2;
+        if (!before(&e, &h->v[parent])) break;
+        h->v[i] = h->v[parent];
+        i = parent;
+    }
+    h->v[i] = e;
+    return 0;
+}
+
+static hev_t heap_pop(heap_t *h) {
+    hev_t top = h->v[0], last = h->v[--h->n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= h->n) break;
+        if (c + 1 < h->n && before(&h->v[c + 1], &h->v[c])) c++;
+        if (!before(&h->v[c], &last)) break;
+        h->v[i] = h->v[c];
+        i = c;
+    }
+    if (h->n) h->v[i] = last;
+    return top;
+}
+
+/* ---- Replay ---- */
+typedef struct {
+    double clock, tx_free;
+    size_t pc;
+    size_t wait_slot; /* blocked on this word (SIZE_MAX: not blocked) */
+    uint64_t need;
+    int done;
+} member_t;
+
+int sim_replay(const sim_schedule_t *s, const sim_params_t *prm, sim_result_t *r) {
+    memset(r, 0, sizeof *r);
+    r->stuck_member = -1;
+    int32_t p = s->p;
+    size_t nwords = 0;
+    for (size_t i = 0; i < s->nev; i++) {
+        uint8_t k = s->ev[i].kind;
+        if (k == EV_SIGNAL || k == EV_WAIT_ADD || k == EV_WAIT_ABS) nwords++;
+    }
+    size_t cap = 64;
+    while (cap < 2 * nwords + 64) cap <<= 1;
+    words_t w = {calloc(cap, sizeof(word_t)), cap - 1};
+    member_t *m = calloc((size_t)p, sizeof *m);
+    double *rx_free = calloc((size_t)p, sizeof *rx_free),
+           *srv_free = calloc((size_t)p, sizeof *srv_free);
+    heap_t h = {0};
+    int rc = 0;
+    if (!w.v || !m || !rx_free || !srv_free) rc = -1;
+    for (int32_t i = 0; i < p && !rc; i++) {
+        m[i].pc = s->start[i];
+        m[i].wait_slot = SIZE_MAX;
+        if (heap_push(&h, 0.0, 1, i, 0)) rc = -1;
+    }
+    int32_t finished = 0;
+    double sum_finish = 0;
+    while (!rc && h.n) {
+        hev_t e = heap_pop(&h);
+        member_t *me = &m[e.member];
+        if (!(e.seq & 1)) { /* a signal arrives at e.member */
+            size_t slot = (size_t)e.slot_lo | ((size_t)e.slot_hi << 32);
+            word_t *wd = &w.v[slot];
+            wd->arrived++;
+            if (me->wait_slot == slot && wd->arrived >= me->need) {
+                me->wait_slot = SIZE_MAX;
+                me->clock = (me->clock > e.t ? me->clock : e.t) + prm->o_r;
+                if (heap_push(&h, me->clock, 1, e.member, 0)) rc = -1;
+            }
+            continue;
+        }
+        if (me->pc == s->start[e.member + 1]) {
+            me->done = 1;
+            finished++;
+            sum_finish += me->clock;
+            if (me->clock > r->time) r->time = me->clock;
+            continue;
+        }
+        const sim_ev_t *ev = &s->ev[me->pc++];
+        r->events++;
+        double n1 = ev->n ? (double)(ev->n - 1) : 0;
+        switch (ev->kind) {
+        case EV_PUT:
+        case EV_SIGNAL: {
+            double ov = ev->kind == EV_SIGNAL ? prm->a : prm->o;
+            double t0 = me->clock + ov;
+            if (me->tx_free > t0) t0 = me->tx_free;
+            if (ev->kind == EV_SIGNAL) n1 = 0;
+            me->tx_free = t0 + prm->g + n1 * prm->G;
+            double first = t0 + prm->L;
+            if (rx_free[ev->peer] > first) first = rx_free[ev->peer];
+            rx_free[ev->peer] = first + prm->g + n1 * prm->G;
+            double arr = first + n1 * prm->G;
+            me->clock = t0 + n1 * prm->G;
+            if (ev->kind == EV_PUT && prm->put_ack && arr + prm->L > me->clock)
+                me->clock = arr + prm->L; /* a signal's completion is inside a */
+            if (ev->kind == EV_SIGNAL &&
+                heap_push(&h, arr, 0, ev->peer, word_slot(&w, ev->peer, ev->key)))
+                rc = -1;
+            break;
+        }
+        case EV_GET: {
+            double t0 = me->clock + prm->o;
+            if (me->tx_free > t0) t0 = me->tx_free;
+            me->tx_free = t0 + prm->g;
+            double r0 = t0 + prm->L;
+            if (srv_free[ev->peer] > r0) r0 = srv_free[ev->peer];
+            srv_free[ev->peer] = r0 + prm->g + n1 * prm->G;
+            me->clock = r0 + prm->L + n1 * prm->G;
+            break;
+        }
+        case EV_WAIT_ADD:
+        case EV_WAIT_ABS: {
+            size_t slot = word_slot(&w, e.member, ev->key);
+            word_t *wd = &w.v[slot];
+            wd->waited = 1;
+            uint64_t need;
+            if (ev->kind == EV_WAIT_ADD) {
+                wd->consumed += ev->n;
+                need = wd->consumed;
+            } else {
+                need = ev->n;
+                if (need > wd->need_abs) wd->need_abs = need;
+            }
+            if (wd->arrived >= need) {
+                me->clock += prm->o_r;
+            } else {
+                me->wait_slot = slot;
+                me->need = need;
+                continue; /* resumed by the arrival */
+            }
+            break;
+        }
+        case EV_COPY:
+            me->clock += (double)ev->n * prm->copy;
+            break;
+        case EV_REDUCE:
+            me->clock += (double)ev->n * prm->reduce;
+            break;
+        default:
+            break;
+        }
+        if (heap_push(&h, me->clock, 1, e.member, 0)) rc = -1;
+    }
+    if (!rc) {
+        r->mean_finish = finished ? sum_finish / finished : 0;
+        if (finished < p) {
+            r->deadlock = 1;
+            for (int32_t i = 0; i < p; i++)
+                if (!m[i].done) {
+                    r->stuck_member = i;
+                    r->stuck_key =
+                        m[i].wait_slot != SIZE_MAX ? (w.v[m[i].wait_slot].id - 1) & 0xffffffffu : 0;
+                    break;
+                }
+        }
+        for (size_t i = 0; i <= w.mask; i++) {
+            word_t *wd = &w.v[i];
+            if (!wd->id) continue;
+            int ok = wd->consumed ? wd->arrived == wd->consumed
+                                  : (wd->waited && wd->arrived >= wd->need_abs);
+            if (!ok) r->unbalanced_words++;
+        }
+    }
+    free(w.v);
+    free(m);
+    free(rx_free);
+    free(srv_free);
+    free(h.v);
+    return rc;
+}

@@ -1,0 +1,91 @@
+/* shoal-coll-sim: records each member's communication schedule by running the real collective
+ * algorithms (src/coll/algo_*.c, eager.c) against a recording shim (shim.c), then replays the
+ * schedules in a LogGP model (replay.c). docs/coll_sim.md describes the model and its limits. */
+#ifndef SHOAL_COLL_SIM_H
+#define SHOAL_COLL_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "coll/coll.h"
+
+/* ---- Schedules ---- */
+typedef enum {
+    EV_PUT = 0,  /* n bytes into peer's memory (blocking: complete at the peer on return) */
+    EV_SIGNAL,   /* +1 (or a flag store) on peer's word `key`, ordered after my earlier puts */
+    EV_GET,      /* n bytes from peer's memory (blocking) */
+    EV_WAIT_ADD, /* coll_wait: n more signals on my word `key` than consumed so far */
+    EV_WAIT_ABS, /* shoal__wait_word: my word `key` has had at least n signals */
+    EV_COPY,     /* local copy of n bytes */
+    EV_REDUCE,   /* local reduction of n bytes */
+    EV_KINDS
+} sim_ev_kind_t;
+
+typedef struct {
+    uint8_t kind;
+    int32_t peer;
+    uint64_t key; /* word (signal words: the coll word index; eager flags: their byte offset) */
+    uint64_t n;   /* bytes, or signals */
+} sim_ev_t;
+
+typedef struct {
+    int32_t p;
+    sim_ev_t *ev; /* every member's events, member after member */
+    size_t nev, cap;
+    size_t *start;     /* [p + 1]: member m's events are ev[start[m] .. start[m + 1]) */
+    size_t max_events; /* recording stops (schedule_t.truncated) beyond this many events */
+    int truncated;
+} sim_schedule_t;
+
+/* What to run: collective kind, algorithm, team size, bytes (per member, as the benchmarks
+ * count: broadcast/reduce/scan the message; collect/fcollect/alltoall per member's block), root,
+ * radix (0: the algorithm's default), pipeline segment (0: none). */
+typedef struct {
+    coll_kind_t kind;
+    const coll_algo_t *algo;
+    int32_t p;
+    size_t bytes;
+    int32_t root;
+    int radix;
+    size_t segsize;
+} sim_case_t;
+
+/* Records every member's schedule into *s (fresh; sim_schedule_free after). Returns 0, or -1
+ * with a reason in why (not applicable, out of memory, algorithm error, too many events). */
+int sim_record(const sim_case_t *c, sim_schedule_t *s, size_t max_events, char *why, size_t whylen);
+void sim_schedule_free(sim_schedule_t *s);
+/* Why algo cannot run this case (a static string), or NULL. */
+const char *sim_not_applicable(const sim_case_t *c);
+/* The algorithm (and radix, segment) Shoal's default decision table (select.c) picks for c. */
+const coll_algo_t *sim_default_choice(const sim_case_t *c, int *radix, size_t *segsize);
+
+/* ---- LogGP parameters (µs, µs per byte) ---- */
+typedef struct {
+    char name[64];
+    double L, o, g, G; /* latency, send overhead, gap between messages, time per byte */
+    double a;          /* a signal's send overhead (an atomic add or flag store; default o) */
+    double o_r;        /* a wait's overhead on completion (noticing the signal) */
+    double copy;       /* local copy, per byte */
+    double reduce;     /* local reduction, per byte */
+    int put_ack;       /* 1: a put blocks until its completion is back (+L): the MPI path */
+} sim_params_t;
+
+void sim_params_default(sim_params_t *prm); /* this machine, direct path */
+/* Reads "key = value" lines (# comments); 0, or -1 with a message on stderr. */
+int sim_params_read(const char *path, sim_params_t *prm);
+
+/* ---- Replay ---- */
+typedef struct {
+    double time;          /* completion: the last member's finish time */
+    double mean_finish;   /* average over members */
+    size_t events;        /* events replayed */
+    int deadlock;         /* some member never finished (a bug in the schedule or the engine) */
+    int32_t stuck_member; /* one of them (-1: none) */
+    uint64_t stuck_key;
+    /* Consistency: words whose signal count differs from what their owner consumed. */
+    size_t unbalanced_words;
+} sim_result_t;
+
+int sim_replay(const sim_schedule_t *s, const sim_params_t *prm, sim_result_t *r);
+
+#endif
