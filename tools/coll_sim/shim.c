@@ -215,18 +215,19 @@ shoal_err_t shoal__wait_word(const shoal_target_t *t, shoal_cmp_t cmp, uint64_t 
 }
 
 /* ---- Recording ---- */
-static int reserve_region(void) {
-    if (region) return 0;
-    /* Enough address space for p x n bytes at the sizes the tool runs (nothing is committed). */
-    for (size_t bytes = (size_t)1 << 42; bytes >= ((size_t)1 << 32); bytes >>= 1) {
-        void *r = mmap(NULL, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (r != MAP_FAILED) {
-            region = r;
-            region_bytes = bytes;
-            return 0;
-        }
-    }
-    return -1;
+/* Reserves (never commits) address space for two buffers of `half` bytes each: dest at region,
+ * src at region + half; scratch and staging point at region too. Sized per recording, so that
+ * small cases (the tests, also under sanitizers) reserve little. */
+static int reserve_region(size_t half) {
+    size_t bytes = 2 * half;
+    if (region && region_bytes >= bytes) return 0;
+    if (region) munmap(region, region_bytes);
+    region = NULL;
+    void *r = mmap(NULL, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (r == MAP_FAILED) return -1;
+    region = r;
+    region_bytes = bytes;
+    return 0;
 }
 
 /* Fills a's sizes for kind from bytes (see sim_case_t). */
@@ -309,12 +310,16 @@ int sim_record(const sim_case_t *c, sim_schedule_t *s, size_t max_events, char *
         snprintf(why, whylen, "%s", na);
         return -1;
     }
-    if (reserve_region()) {
-        snprintf(why, whylen, "cannot reserve address space for the buffers");
+    int32_t p = c->p;
+    /* The largest buffer an algorithm addresses: p blocks (collect dest, alltoall src and dest),
+     * or the message; scratch and eager cells are far smaller than the 8 MiB of slack. */
+    size_t half = (size_t)p * c->bytes + c->bytes + ((size_t)8 << 20);
+    half = (half + 4095) / 4096 * 4096;
+    if (reserve_region(half)) {
+        snprintf(why, whylen, "cannot reserve %zu bytes of address space for the buffers",
+                 2 * half);
         return -1;
     }
-    int32_t p = c->p;
-    size_t half = region_bytes / 2;
     s->start = calloc((size_t)p + 1, sizeof *s->start);
     char **direct = calloc((size_t)p, sizeof *direct);
     MPI_Aint *win_disp = calloc((size_t)p, sizeof *win_disp);
