@@ -1,6 +1,7 @@
 /* shoal-coll-sim: predicted times of Shoal's collective algorithms at any team size, from their
  * own schedules (recorded by running src/coll's code against shim.c) replayed in LogGP
  * (replay.c). docs/coll_sim.md. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,22 +59,52 @@ static void usage(void) {
     fprintf(stderr,
             "usage: shoal-coll-sim [--coll KIND|all] [--algo NAME|all] [--p LIST] [--size LIST]\n"
             "                      [--params FILE] [--radix LIST] [--root R] [--csv FILE]\n"
-            "                      [--max-events N] [--check]\n"
+            "                      [--max-events N] [--check] [--tuning FILE]\n"
             "  KIND: barrier broadcast collect fcollect alltoall alltoalls reduce scan\n"
             "  LIST: comma-separated, K/M/G suffixes, lo-hi = powers of two from lo, and hi\n"
             "        (default --p 2-100000 --size 8,64K,1M)\n"
             "  --radix: for algorithms with a radix, every listed radix (default: theirs)\n"
-            "  --check: exit 1 if any schedule deadlocks or leaves a word unbalanced\n");
+            "  --check: exit 1 if any schedule deadlocks or leaves a word unbalanced\n"
+            "  --tuning: write the modelled winners as SHOAL_COLL_TUNING rules\n");
 }
 
 typedef struct {
     char name[48];
     double t;
     int ok, capped, na;
+    const coll_algo_t *algo;
+    int radix;
 } row_t;
+
+/* One rule of a tuning file (docs/collectives.md "Rule syntax") for the winner at units
+ * [p_lo, p_hi] and selector bytes [b_lo, b_hi] (SIZE_MAX: open). */
+static void tuning_rule(FILE *f, coll_kind_t kind, const row_t *w, int32_t p_lo, int32_t p_hi,
+                        size_t b_lo, size_t b_hi) {
+    /* Only where the winner applies: a rule from a tuning file that cannot run is an error. */
+    unsigned needs = w->algo->needs;
+    if (needs & (NEEDS_POW2 | NEEDS_EVEN)) p_hi = p_lo; /* the simulated team size only */
+    if ((needs & NEEDS_XCHG) && (p_hi <= 0 || p_hi > COLL_XCHG_UNITS)) p_hi = COLL_XCHG_UNITS;
+    if ((needs & NEEDS_XCHG_BLOCKS) && (p_hi <= 0 || p_hi > 8)) p_hi = 8;
+    size_t cap = SIZE_MAX;
+    if (needs & NEEDS_EAGER_SIZE) cap = COLL_EAGER_SLOT;
+    if (needs & NEEDS_XCHG) cap = COLL_XCHG_MAX;
+    if (needs & NEEDS_XCHG_BLOCKS) cap = COLL_XCHG_MAX - 8;
+    if (cap != SIZE_MAX && (kind == COLL_COLLECT || kind == COLL_FCOLLECT)) cap *= (size_t)p_lo;
+    if (b_hi > cap) b_hi = cap;
+    fprintf(f, "%s %s", kind_names[kind], w->algo->name);
+    if (w->algo->radix_max) fprintf(f, ":radix=%d", w->radix);
+    fprintf(f, "@units=%d-", (int)p_lo);
+    if (p_hi > 0) fprintf(f, "%d", (int)p_hi);
+    if (kind != COLL_BARRIER) {
+        fprintf(f, ",bytes=%zu-", b_lo);
+        if (b_hi != SIZE_MAX) fprintf(f, "%zu", b_hi);
+    }
+    fprintf(f, "\n");
+}
 
 int main(int argc, char **argv) {
     const char *coll = "barrier,broadcast", *algo = "all", *params = NULL, *csv_path = NULL;
+    const char *tuning_path = NULL;
     const char *plist = "2-100000", *slist = "8,64K,1M", *rlist = NULL;
     int32_t root = 0;
     size_t max_events = 20u * 1000 * 1000;
@@ -109,6 +140,8 @@ int main(int argc, char **argv) {
             root = atoi(v);
         else if (!strcmp(o, "--csv"))
             csv_path = v;
+        else if (!strcmp(o, "--tuning"))
+            tuning_path = v;
         else if (!strcmp(o, "--max-events"))
             max_events = strtoull(v, NULL, 10);
         else {
@@ -156,6 +189,20 @@ int main(int argc, char **argv) {
         fprintf(csv, "collective,units,size_bytes,algorithm,radix,predicted_us,status,events,"
                      "default_choice\n");
     }
+    FILE *tuning = NULL;
+    if (tuning_path) {
+        tuning = fopen(tuning_path, "w");
+        if (!tuning) {
+            fprintf(stderr, "shoal-coll-sim: cannot write %s\n", tuning_path);
+            return 2;
+        }
+        fprintf(tuning,
+                "# MODELLED, not measured: written by shoal-coll-sim from LogGP parameters %s\n"
+                "# (L=%g o=%g a=%g g=%g G=%g). Team sizes and sizes between the simulated ones\n"
+                "# take the winner at the next smaller simulated one; collect and fcollect rules\n"
+                "# hold for the simulated team sizes only (their bytes are the whole result).\n",
+                prm.name, prm.L, prm.o, prm.a, prm.g, prm.G);
+    }
     printf("# shoal-coll-sim: params %s: L=%g o=%g a=%g g=%g G=%g o_r=%g copy=%g reduce=%g "
            "put_ack=%d (us, us/byte)\n",
            prm.name, prm.L, prm.o, prm.a, prm.g, prm.G, prm.o_r, prm.copy, prm.reduce, prm.put_ack);
@@ -197,6 +244,8 @@ int main(int argc, char **argv) {
                             continue;
                         sim_case_t c = {kind, g, p, sizes[si], root, radix, 0};
                         row_t *rw = &rows[nrow++];
+                        rw->algo = g;
+                        rw->radix = radix ? radix : g->radix_default;
                         int shown_radix = radix ? radix : g->radix_default;
                         if (g->radix_max)
                             snprintf(rw->name, sizeof rw->name, "%s:k=%d", g->name, shown_radix);
@@ -250,6 +299,17 @@ int main(int argc, char **argv) {
                         printf("  %s=%s", rows[i].name, rows[i].capped ? "capped" : "FAILED");
                 }
                 printf("\n");
+                if (best >= 0 && tuning && (kind != COLL_BARRIER || si == 0)) {
+                    int whole = kind == COLL_COLLECT || kind == COLL_FCOLLECT;
+                    int32_t p_hi = whole ? p : pi + 1 < np ? (int32_t)ps[pi + 1] - 1 : 0;
+                    size_t b_lo = si ? sizes[si] : 0;
+                    size_t b_hi = si + 1 < ns ? sizes[si + 1] - 1 : SIZE_MAX;
+                    if (whole) {
+                        b_lo *= (size_t)p;
+                        if (b_hi != SIZE_MAX) b_hi = (b_hi + 1) * (size_t)p - 1;
+                    }
+                    tuning_rule(tuning, kind, &rows[best], p, p_hi, b_lo, b_hi);
+                }
                 if (best >= 0) {
                     int prev_here = 0; /* the previous winner was replayed at this p too */
                     for (int i = 0; i < nrow; i++)
@@ -267,5 +327,6 @@ int main(int argc, char **argv) {
         }
     }
     if (csv) fclose(csv);
+    if (tuning) fclose(tuning);
     return check && bad ? 1 : 0;
 }

@@ -274,7 +274,10 @@ static void case_args(const sim_case_t *c, coll_args_t *ap) {
     a.sseg = NULL;
     /* collect: every block comes with the sizes only on teams of up to 8 units */
     a.xchg_blocks = c->p <= 8 && a.nbytes <= COLL_XCHG_MAX - 8;
-    if (c->kind == COLL_COLLECT) a.msg_bytes = (size_t)c->p * a.nbytes;
+    /* the size the selector keys on (docs/collectives.md): the whole result for collect and
+     * fcollect, 0 for barrier */
+    if (c->kind == COLL_COLLECT || c->kind == COLL_FCOLLECT) a.msg_bytes = (size_t)c->p * a.nbytes;
+    if (c->kind == COLL_BARRIER) a.msg_bytes = 0;
     *ap = a;
 }
 
@@ -369,7 +372,8 @@ int sim_record(const sim_case_t *c, sim_schedule_t *s, size_t max_events, char *
         a.sizes = sizes;
         a.offsets = offsets;
         a.total = (size_t)p * a.nbytes;
-        if (c->kind == COLL_COLLECT) a.msg_bytes = a.total;
+        if (c->kind == COLL_COLLECT || c->kind == COLL_FCOLLECT) a.msg_bytes = a.total;
+        if (c->kind == COLL_BARRIER) a.msg_bytes = 0;
         rec_me = me;
         s->start[me] = s->nev;
         /* collect, as api.c: on teams with eager exchange slots of up to 8 units, the sizes (and
