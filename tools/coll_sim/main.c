@@ -183,9 +183,9 @@ int main(int argc, char **argv) {
         }
         fprintf(csv,
                 "# shoal-coll-sim params=%s L=%g o=%g a=%g g=%g G=%g o_r=%g copy=%g "
-                "reduce=%g put_ack=%d\n",
+                "reduce=%g call=%g put_ack=%d\n",
                 prm.name, prm.L, prm.o, prm.a, prm.g, prm.G, prm.o_r, prm.copy, prm.reduce,
-                prm.put_ack);
+                prm.call, prm.put_ack);
         fprintf(csv, "collective,units,size_bytes,algorithm,radix,predicted_us,status,events,"
                      "default_choice\n");
     }
@@ -204,24 +204,25 @@ int main(int argc, char **argv) {
                 prm.name, prm.L, prm.o, prm.a, prm.g, prm.G);
     }
     printf("# shoal-coll-sim: params %s: L=%g o=%g a=%g g=%g G=%g o_r=%g copy=%g reduce=%g "
-           "put_ack=%d (us, us/byte)\n",
-           prm.name, prm.L, prm.o, prm.a, prm.g, prm.G, prm.o_r, prm.copy, prm.reduce, prm.put_ack);
+           "call=%g put_ack=%d (us, us/byte)\n",
+           prm.name, prm.L, prm.o, prm.a, prm.g, prm.G, prm.o_r, prm.copy, prm.reduce, prm.call,
+           prm.put_ack);
     int bad = 0;
     for (int ki = 0; ki < nk; ki++) {
         coll_kind_t kind = (coll_kind_t)kinds[ki];
         int na = 0;
         const coll_algo_t *algos = coll_algos(kind, &na);
-        for (size_t si = 0; si < ns; si++) {
+        for (size_t si = 0; si < (kind == COLL_BARRIER ? 1 : ns); si++) { /* barrier: no size */
             printf("\n## %s, %zu bytes: predicted us (* = fastest; [d] = Shoal's default choice)\n",
                    kind_names[kind], sizes[si]);
             const char *prev_win = NULL;
             char prev_name[48] = "";
             for (size_t pi = 0; pi < np; pi++) {
                 int32_t p = (int32_t)ps[pi];
-                if (root >= p) root = 0;
+                int32_t r0 = root < p ? root : 0;
                 row_t rows[64];
                 int nrow = 0, best = -1;
-                sim_case_t dc = {kind, NULL, p, sizes[si], root, 0, 0};
+                sim_case_t dc = {kind, NULL, p, sizes[si], r0, 0, 0};
                 int drad = 0;
                 size_t dseg = 0;
                 const coll_algo_t *def = NULL;
@@ -242,7 +243,7 @@ int main(int argc, char **argv) {
                         int radix = g->radix_max && nr ? (int)radices[ri] : 0;
                         if (g->radix_max && nr && (radix < g->radix_min || radix > g->radix_max))
                             continue;
-                        sim_case_t c = {kind, g, p, sizes[si], root, radix, 0};
+                        sim_case_t c = {kind, g, p, sizes[si], r0, radix, 0};
                         row_t *rw = &rows[nrow++];
                         rw->algo = g;
                         rw->radix = radix ? radix : g->radix_default;

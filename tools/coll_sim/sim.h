@@ -67,6 +67,8 @@ typedef struct {
     double o_r;        /* a wait's overhead on completion (noticing the signal) */
     double copy;       /* local copy, per byte */
     double reduce;     /* local reduction, per byte */
+    double call;       /* a call's fixed software cost on every member before its first
+                        * operation (entry checks, flush, selection); 0 = not modelled */
     int put_ack;       /* 1: a put blocks until its completion is back (+L): the MPI path */
 } sim_params_t;
 

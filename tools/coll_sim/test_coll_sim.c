@@ -87,6 +87,21 @@ static int test_exact(void) {
      * at 5.89), then signals (leaves 4.04; L later is 6.04 > 5.89), seen at 6.09. */
     expect_near("broadcast knomial:k=2 p=2 100B", run_case(COLL_BROADCAST, "knomial", 2, 100, 2),
                 6.09);
+    /* A call's fixed cost delays every member's first operation: it adds to the whole. */
+    {
+        const coll_algo_t *g = coll_find_algo(COLL_BARRIER, "dissemination");
+        sim_case_t c = {COLL_BARRIER, g, 4, 0, 0, 0, 0};
+        sim_schedule_t s;
+        char why[200];
+        sim_params_t prm = test_params();
+        prm.call = 0.7;
+        sim_result_t r = {0};
+        if (sim_record(&c, &s, 1000, why, sizeof why) == 0) {
+            sim_replay(&s, &prm, &r);
+            sim_schedule_free(&s);
+        }
+        expect_near("barrier dissemination p=4 call=0.7", r.time, 0.7 + 2 * (0.25 + 2 + 0.05));
+    }
     /* The engine's checks must be able to fail: a wait nobody signals is a deadlock; a signal
      * nobody consumes an unbalanced word. */
     sim_ev_t ev[2] = {{EV_WAIT_ADD, 0, 8, 1}, {EV_SIGNAL, 0, 16, 1}};
