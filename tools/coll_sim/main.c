@@ -216,6 +216,7 @@ int main(int argc, char **argv) {
             printf("\n## %s, %zu bytes: predicted us (* = fastest; [d] = Shoal's default choice)\n",
                    kind_names[kind], sizes[si]);
             const char *prev_win = NULL;
+            int32_t capped_at[64] = {0}; /* row i capped at this p: larger ones are too */
             char prev_name[48] = "";
             for (size_t pi = 0; pi < np; pi++) {
                 int32_t p = (int32_t)ps[pi];
@@ -257,7 +258,11 @@ int main(int argc, char **argv) {
                         rw->ok = 0;
                         const char *status = "ok";
                         sim_result_t res = {0};
-                        if (sim_record(&c, &s, max_events, why, sizeof why) == 0) {
+                        int ri_row = nrow - 1;
+                        if (capped_at[ri_row] && p >= capped_at[ri_row]) {
+                            snprintf(why, sizeof why, "capped (at a smaller team already)");
+                            status = "skipped";
+                        } else if (sim_record(&c, &s, max_events, why, sizeof why) == 0) {
                             if (sim_replay(&s, &prm, &res) == 0 && !res.deadlock &&
                                 !res.unbalanced_words) {
                                 rw->ok = 1;
@@ -275,6 +280,8 @@ int main(int argc, char **argv) {
                             status = "skipped";
                         }
                         rw->capped = !rw->ok && strstr(why, "capped") != NULL;
+                        if (rw->capped && (!capped_at[ri_row] || p < capped_at[ri_row]))
+                            capped_at[ri_row] = p;
                         rw->na = !rw->ok && !strcmp(status, "skipped") && !rw->capped;
                         if (csv)
                             fprintf(csv, "%s,%d,%zu,%s,%d,%.6g,%s,%zu,%s\n", kind_names[kind],
