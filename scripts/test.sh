@@ -23,7 +23,8 @@
 #   --keep                   reuse existing build dirs instead of starting fresh (SHOAL_TEST_KEEP=1)
 #   --timeout SECONDS        per-test timeout of the MPI tests (SHOAL_TEST_TIMEOUT; CMake default)
 # Labels: unit, mpi, coll, zcom, np<N>, direct0/direct1, nodes2 (pretend nodes), dynwin (dynamic windows),
-#         fault, soak, tools, install.
+#         fault, soak, tools, install, multinode (MPI tests across a namespace cluster on this
+#         machine, scripts/cluster.sh and docs/cluster.md; needs root; not in the sanitizer runs).
 set -uo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
