@@ -5,8 +5,9 @@
 # Non-interactive; run as root, or as a user with sudo.
 set -euo pipefail
 
+# iproute2 and util-linux: the namespace cluster of the multinode tests (ip, unshare, nsenter).
 packages=(build-essential cmake mpich libmpich-dev openmpi-bin libopenmpi-dev gfortran pkg-config
-    python3 valgrind clang-format)
+    python3 valgrind clang-format iproute2 util-linux)
 # `install-deps.sh bench` (make bench) also wants matplotlib for the report's plots; the tests do not.
 [ "${1:-}" = bench ] && packages+=(python3-matplotlib)
 

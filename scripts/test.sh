@@ -47,7 +47,7 @@ while [ $# -gt 0 ]; do
     --san) san=1; shift ;;
     --no-san) san=0; shift ;;
     --timeout) timeout="$2"; shift 2 ;;
-    -h | --help) sed -n '2,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "test.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
     esac
 done
