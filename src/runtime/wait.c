@@ -11,13 +11,13 @@ void shoal__progress_poke(void) {
     MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, shoal__rt.world, &flag, MPI_STATUS_IGNORE);
 }
 
-/* Three phases. Back-to-back polls first: a pause instruction costs 40-80 ns on some hosts (more
- * than the cache-line hand-off a barrier or a flag waits for), so pausing from the first failed
- * poll adds up to a pause to every short wait. Then polls with a pause (kind to a sibling
- * hyperthread) up to the spin budget, and then a yield on every poll. The budget depends on the
- * regime: with more units than CPUs the unit we wait for may need this core, so yield soon; with
- * a CPU per unit a yield hands the core to some other program for a scheduler tick, so spin for
- * longer (shoal__wait_configure). MPI's progress engine is poked all along. */
+/* Three phases. Back-to-back polls first: a pause instruction costs 23-80 ns on our hosts (as
+ * much as the cache-line hand-off a barrier or a flag waits for, when the cores sit close), so
+ * pausing from the first failed poll can add a pause to every short wait. Then polls with a pause
+ * (kind to a sibling hyperthread) up to the spin budget, and then a yield on every poll. The budget
+ * depends on the regime: with more units than CPUs the unit we wait for may need this core, so
+ * yield soon; with a CPU per unit a yield hands the core to some other program for a scheduler
+ * tick, so spin for longer (shoal__wait_configure). MPI's progress engine is poked all along. */
 void shoal__waiter_pause(shoal_waiter_t *w) {
     unsigned n = ++w->polls;
     if (n <= (unsigned)shoal__rt.spin_tight) {
