@@ -54,6 +54,30 @@ static shoal_err_t barrier_knomial(coll_args_t *a) {
     return barrier_tree(a, &t);
 }
 
+/* ---- Two-level (node-aware) ----
+ * Each node's members tell their leader (its first member) they have arrived; the leaders run a
+ * dissemination barrier among themselves, so the network sees ceil(log2 nodes) rounds of one
+ * message per node; each leader then releases its members. Every signal goes to W_DATA(sender):
+ * in leader round k a leader hears from the leader 2^k nodes back, a different one each round
+ * (2^k < nodes), so every word has one sender per call. */
+static shoal_err_t barrier_node(coll_args_t *a) {
+    int32_t cnt, nn = a->ct->nnodes, mn = a->ct->node_of[a->me];
+    const int32_t *mates = coll_node_mates(a, &cnt);
+    if (a->me != mates[0]) {
+        SHOAL_TRY(coll_signal(a, mates[0], W_DATA(a->me, a->p)));
+        return coll_wait(a, W_DATA(mates[0], a->p), 1);
+    }
+    for (int32_t i = 1; i < cnt; i++) SHOAL_TRY(coll_wait(a, W_DATA(mates[i], a->p), 1));
+    for (int32_t dist = 1; dist < nn; dist <<= 1) {
+        int32_t to = coll_node_leader(a, (mn + dist) % nn);
+        int32_t from = coll_node_leader(a, (mn - dist + nn) % nn);
+        SHOAL_TRY(coll_signal(a, to, W_DATA(a->me, a->p)));
+        SHOAL_TRY(coll_wait(a, W_DATA(from, a->p), 1));
+    }
+    for (int32_t i = 1; i < cnt; i++) SHOAL_TRY(coll_signal(a, mates[i], W_DATA(a->me, a->p)));
+    return SHOAL_OK;
+}
+
 const coll_algo_t coll_barrier_algos[] = {
     {COLL_BARRIER, "linear", 0, 0, 0, 0, 0, NULL, barrier_linear,
      "counter at member 0, which then releases everyone"},
@@ -63,5 +87,7 @@ const coll_algo_t coll_barrier_algos[] = {
      "arrivals up a k-ary tree to member 0, releases back down"},
     {COLL_BARRIER, "knomial_tree", 0, 0, 2, 32, 2, NULL, barrier_knomial,
      "arrivals up a k-nomial tree to member 0, releases back down"},
+    {COLL_BARRIER, "node", 0, 0, 0, 0, 0, NULL, barrier_node,
+     "two-level: members to their node's leader, dissemination among the leaders, release"},
 };
 const int coll_barrier_nalgos = sizeof coll_barrier_algos / sizeof coll_barrier_algos[0];

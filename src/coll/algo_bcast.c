@@ -110,6 +110,20 @@ static shoal_err_t bcast_knomial(coll_args_t *a) {
     return bcast_tree(a, &t);
 }
 
+/* Two-level (node-aware): the same push down a tree whose top is a k-nomial tree over the nodes
+ * (the root heads its node, every other node's first member heads it) and whose lower level is a
+ * k-nomial tree inside each node: the message crosses the network once per node, and the node
+ * heads forward it through shared memory (segment by segment with seg=, while more arrives). */
+static shoal_err_t bcast_node(coll_args_t *a) {
+    tree_t t;
+    node_map_t m = coll_node_map(a->ct);
+    node_tree(&m, a->me, a->root, a->radix, &t);
+    /* bcast_tree speaks root-relative ids */
+    if (t.parent >= 0) t.parent = (t.parent - a->root + a->p) % a->p;
+    for (int32_t i = 0; i < t.n; i++) t.child[i] = (t.child[i] - a->root + a->p) % a->p;
+    return bcast_tree(a, &t);
+}
+
 /* ---- Van de Geijn (scatter + allgather) ----
  * The message is cut into p chunks (chunk i, of root-relative member i, holds bytes
  * [i n/p, (i+1) n/p) rounded as chunk_off says; some are empty when n < p). A binomial scatter
@@ -202,5 +216,7 @@ const coll_algo_t coll_bcast_algos[] = {
      "the root pushes down a k-nomial tree (k = 2: binomial; pipelined in seg= segments)"},
     {COLL_BROADCAST, "vandegeijn", 0, 0, 0, 0, 0, NULL, bcast_vandegeijn,
      "binomial scatter of p chunks, then ring allgather (large messages)"},
+    {COLL_BROADCAST, "node", 0, 0, 2, 8, 2, NULL, bcast_node,
+     "two-level: k-nomial tree over the nodes, then inside each node (pipelined in seg= segments)"},
 };
 const int coll_bcast_nalgos = sizeof coll_bcast_algos / sizeof coll_bcast_algos[0];

@@ -210,6 +210,54 @@ static shoal_err_t collect_neighbor_exchange(coll_args_t *a) {
     return SHOAL_OK;
 }
 
+/* ---- Two-level (node-aware) ----
+ * Each member puts its block into its node leader's dest; every leader puts its node's blocks
+ * (in runs of consecutive members, each run one put) into every other leader's dest, starting
+ * with the next node; each leader, once it has everything, puts the whole result into its
+ * members' dests. So each block crosses the network once per other node. READY: a member to its
+ * leader (which writes its dest), a leader to its members and to the other leaders. */
+static shoal_err_t put_node_blocks(coll_args_t *a, int32_t peer) {
+    int32_t cnt;
+    const int32_t *mates = coll_node_mates(a, &cnt);
+    for (int32_t i = 0; i < cnt;) {
+        int32_t run = 1;
+        while (i + run < cnt && mates[i + run] == mates[i] + run) run++;
+        size_t off = a->offsets[mates[i]];
+        SHOAL_TRY(coll_put(a, peer, BUF_DEST, off, a->dlocal + off,
+                           block_end(a, mates[i] + run - 1) - off));
+        i += run;
+    }
+    return coll_signal(a, peer, W_DATA(a->me, a->p));
+}
+
+static shoal_err_t collect_node(coll_args_t *a) {
+    int32_t cnt, nn = a->ct->nnodes, mn = a->ct->node_of[a->me];
+    const int32_t *mates = coll_node_mates(a, &cnt);
+    copy_own(a, a->offsets[a->me]);
+    if (a->me != mates[0]) {
+        SHOAL_TRY(coll_ready(a, mates[0]));
+        SHOAL_TRY(coll_wait_ready(a, mates[0]));
+        SHOAL_TRY(put_blocks(a, mates[0], a->me, 1));
+        return coll_wait(a, W_DATA(mates[0], a->p), 1); /* the whole result is here */
+    }
+    for (int32_t i = 1; i < cnt; i++) SHOAL_TRY(coll_ready(a, mates[i]));
+    for (int32_t s = 1; s < nn; s++) SHOAL_TRY(coll_ready(a, coll_node_leader(a, (mn + s) % nn)));
+    for (int32_t i = 1; i < cnt; i++) SHOAL_TRY(coll_wait(a, W_DATA(mates[i], a->p), 1));
+    for (int32_t s = 1; s < nn; s++) {
+        int32_t peer = coll_node_leader(a, (mn + s) % nn);
+        SHOAL_TRY(coll_wait_ready(a, peer));
+        SHOAL_TRY(put_node_blocks(a, peer));
+    }
+    for (int32_t s = 1; s < nn; s++)
+        SHOAL_TRY(coll_wait(a, W_DATA(coll_node_leader(a, (mn - s + nn) % nn), a->p), 1));
+    for (int32_t i = 1; i < cnt; i++) {
+        SHOAL_TRY(coll_wait_ready(a, mates[i]));
+        SHOAL_TRY(
+            coll_put_signal(a, mates[i], BUF_DEST, 0, a->dlocal, a->total, W_DATA(a->me, a->p)));
+    }
+    return SHOAL_OK;
+}
+
 const coll_algo_t coll_collect_algos[] = {
     {COLL_COLLECT, "linear", 0, 0, 0, 0, 0, NULL, collect_linear,
      "every member puts its block to every member"},
@@ -223,6 +271,8 @@ const coll_algo_t coll_collect_algos[] = {
      "ceil(log2 p) rounds in a rotated layout, local rotation at the end"},
     {COLL_COLLECT, "bruck_norotate", 0, 0, 0, 0, 0, NULL, collect_bruck_norotate,
      "ceil(log2 p) rounds at final offsets, wrapping ranges split in two puts"},
+    {COLL_COLLECT, "node", 0, 0, 0, 0, 0, NULL, collect_node,
+     "two-level: blocks to the node leaders, leaders exchange their nodes' blocks, then back"},
 };
 const int coll_collect_nalgos = sizeof coll_collect_algos / sizeof coll_collect_algos[0];
 
@@ -242,5 +292,7 @@ const coll_algo_t coll_fcollect_algos[] = {
      "ceil(log2 p) rounds at final offsets, wrapping ranges split in two puts"},
     {COLL_FCOLLECT, "neighbor_exchange", NEEDS_EVEN, 0, 0, 0, 0, NULL, collect_neighbor_exchange,
      "p/2 rounds, pairs of blocks passed between alternating neighbours"},
+    {COLL_FCOLLECT, "node", 0, 0, 0, 0, 0, NULL, collect_node,
+     "two-level: blocks to the node leaders, leaders exchange their nodes' blocks, then back"},
 };
 const int coll_fcollect_nalgos = sizeof coll_fcollect_algos / sizeof coll_fcollect_algos[0];

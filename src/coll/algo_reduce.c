@@ -210,6 +210,88 @@ static shoal_err_t reduce_rabenseifner(coll_args_t *a) {
     return reduce_tree(a, 1);
 }
 
+/* ---- Two-level (node-aware) reduce-to-all ----
+ * Per chunk: each member puts its data into a slot of its node leader's scratch (slot i - 1 for
+ * the i-th member of the node) and the leader reduces them in member order into its dest; the
+ * leaders then run recursive doubling among themselves (non-powers of two fold pairs first, as
+ * above, over leader numbers), so the network carries one vector per node and round; each
+ * leader puts the result into its members' dests. All members get the leaders' bits. A leader
+ * says READY to its members for each chunk, and to a peer leader for each exchange only once it
+ * has reduced its members' slots: the exchanges use slot 0 after them. */
+static int32_t node_slots(const coll_args_t *a) {
+    return a->ct->node_max > 1 ? a->ct->node_max - 1 : 1;
+}
+
+/* The leaders' exchange of one chunk (acc, n elements at element `first`): I lead node mn. */
+static shoal_err_t node_leaders(coll_args_t *a, char *acc, size_t first, size_t n, size_t es) {
+    int32_t nl = a->ct->nnodes, mn = a->ct->node_of[a->me], q = 1;
+    if (nl == 1) return SHOAL_OK;
+    while ((int64_t)q * 2 <= nl) q *= 2;
+    int32_t j = new_id(mn, nl, q);
+    char *scratch = coll_local(a, BUF_SCRATCH, 0);
+    if (old_id(j, nl, q) != mn) { /* the extra leader of a pair: fold into the lower one */
+        int32_t lower = coll_node_leader(a, old_id(j, nl, q));
+        SHOAL_TRY(coll_wait_ready(a, lower));
+        SHOAL_TRY(coll_put_signal(a, lower, BUF_SCRATCH, 0, acc, n * es, W_DATA(a->me, a->p)));
+        return coll_wait(a, W_DATA(lower, a->p), 1); /* the result is in my dest */
+    }
+    int32_t extra = mn + 1 < nl && new_id(mn + 1, nl, q) == j ? coll_node_leader(a, mn + 1) : -1;
+    if (extra >= 0) {
+        SHOAL_TRY(coll_ready(a, extra));
+        SHOAL_TRY(coll_wait(a, W_DATA(extra, a->p), 1));
+        coll_reduce_local(acc, scratch, n, a->type, a->op); /* lower op higher */
+    }
+    for (int32_t d = 1; d < q; d <<= 1) {
+        int32_t k = j ^ d;
+        SHOAL_TRY(swap_scratch(a, coll_node_leader(a, old_id(k, nl, q)), acc, n * es));
+        combine(a, acc, scratch, n, j < k);
+    }
+    if (extra >= 0)
+        SHOAL_TRY(
+            coll_put_signal(a, extra, BUF_DEST, first * es, acc, n * es, W_DATA(a->me, a->p)));
+    return SHOAL_OK;
+}
+
+static shoal_err_t reduce_node(coll_args_t *a) {
+    int32_t cnt;
+    const int32_t *mates = coll_node_mates(a, &cnt);
+    int32_t leader = mates[0], slot = 0;
+    for (int32_t i = 1; i < cnt; i++)
+        if (mates[i] == a->me) slot = i - 1;
+    chunking_t c;
+    chunking(a, a->ct->scratch_bytes / (size_t)node_slots(a), &c);
+    size_t es = c.es, stride = c.per_max * es;
+    char *scratch = coll_local(a, BUF_SCRATCH, 0);
+    for (size_t k = 0; k < c.nchunks; k++) {
+        size_t first, n;
+        chunk_at(&c, k, &first, &n);
+        char *src = a->slocal + first * es, *acc = a->dlocal + first * es;
+        if (a->me != leader) {
+            SHOAL_TRY(coll_wait_ready(a, leader));
+            SHOAL_TRY(coll_put_signal(a, leader, BUF_SCRATCH, (size_t)slot * stride, src, n * es,
+                                      W_DATA(a->me, a->p)));
+            SHOAL_TRY(coll_wait(a, W_DATA(leader, a->p), 1)); /* the result is in my dest */
+            continue;
+        }
+        for (int32_t i = 1; i < cnt; i++) SHOAL_TRY(coll_ready(a, mates[i]));
+        coll_copy_local(acc, src, n * es);
+        for (int32_t i = 1; i < cnt; i++) {
+            SHOAL_TRY(coll_wait(a, W_DATA(mates[i], a->p), 1));
+            coll_reduce_local(acc, scratch + (size_t)(i - 1) * stride, n, a->type, a->op);
+        }
+        SHOAL_TRY(node_leaders(a, acc, first, n, es));
+        for (int32_t i = 1; i < cnt; i++)
+            SHOAL_TRY(coll_put_signal(a, mates[i], BUF_DEST, first * es, acc, n * es,
+                                      W_DATA(a->me, a->p)));
+    }
+    return SHOAL_OK;
+}
+
+/* A slot of one element at least per member of the largest node but its leader. */
+static size_t scratch_node(const coll_args_t *a) {
+    return (size_t)node_slots(a) * shoal_type_size(a->type);
+}
+
 /* One element of scratch at least (the message goes through in chunks). */
 static size_t scratch_one(const coll_args_t *a) {
     return shoal_type_size(a->type);
@@ -277,6 +359,9 @@ const coll_algo_t coll_reduce_algos[] = {
     {COLL_REDUCE, "rabenseifner", NEEDS_COUNT_GE_UNITS, 0, 0, 0, 0, scratch_one,
      reduce_rabenseifner,
      "reduce-scatter by recursive halving, allgather by recursive doubling; pairs fold first"},
+    {COLL_REDUCE, "node", 0, 0, 0, 0, 0, scratch_node, reduce_node,
+     "two-level: members reduce into their node leader, recursive doubling among the leaders, "
+     "leaders put the result back"},
 };
 const int coll_reduce_nalgos = sizeof coll_reduce_algos / sizeof coll_reduce_algos[0];
 

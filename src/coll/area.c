@@ -7,24 +7,82 @@
 
 #define PAGE 4096
 
+/* A member and a key to order it by (qsort). */
+typedef struct {
+    int32_t key, id;
+} keyed_t;
+
+static int by_key_then_id(const void *x, const void *y) {
+    const keyed_t *a = x, *b = y;
+    if (a->key != b->key) return a->key < b->key ? -1 : 1;
+    return (a->id > b->id) - (a->id < b->id);
+}
+
+/* Fills ct's node map from every member's node colour (colour[i] of member i): members sorted
+ * by (colour, id) give each node's group with its lowest member first; the groups, ordered by
+ * that first member, are the nodes 0, 1, ... tmp holds 2p entries. */
+static void build_node_map(coll_team_t *ct, const int *colour, int32_t p, keyed_t *tmp) {
+    keyed_t *members = tmp, *groups = tmp + p;
+    for (int32_t i = 0; i < p; i++) members[i] = (keyed_t){colour[i], i};
+    qsort(members, (size_t)p, sizeof *members, by_key_then_id);
+    int32_t ng = 0;
+    for (int32_t i = 0; i < p; i++) /* a group: its first member as key, where it starts as id */
+        if (i == 0 || members[i].key != members[i - 1].key)
+            groups[ng++] = (keyed_t){members[i].id, i};
+    qsort(groups, (size_t)ng, sizeof *groups, by_key_then_id);
+    ct->nnodes = ng;
+    ct->node_max = 0;
+    int32_t at = 0;
+    for (int32_t n = 0; n < ng; n++) {
+        ct->node_start[n] = at;
+        for (int32_t i = groups[n].id; i < p && members[i].key == members[groups[n].id].key; i++) {
+            ct->by_node[at++] = members[i].id;
+            ct->node_of[members[i].id] = n;
+        }
+        if (at - ct->node_start[n] > ct->node_max) ct->node_max = at - ct->node_start[n];
+    }
+    ct->node_start[ng] = at;
+}
+
+static void free_coll_team(coll_team_t *ct) {
+    if (!ct) return;
+    free(ct->expected);
+    free(ct->eager_done);
+    free(ct->xchg_done);
+    free(ct->node_of);
+    free(ct->by_node);
+    free(ct->node_start);
+    free(ct->local_buf);
+    free(ct);
+}
+
 shoal_err_t shoal__coll_team_init(team_t *t) {
     coll_team_t *ct = calloc(1, sizeof *ct);
-    int ok = ct != NULL, all_ok = 0;
+    size_t p = (size_t)t->size;
+    int *colour = malloc(p * sizeof *colour);
+    keyed_t *tmp = malloc(2 * p * sizeof *tmp);
+    int ok = ct != NULL && colour != NULL && tmp != NULL, all_ok = 0;
     if (ok) {
         ct->nwords = COLL_NWORDS(t->size);
         ct->expected = calloc((size_t)ct->nwords, sizeof *ct->expected);
-        ct->eager_done = calloc((size_t)t->size, sizeof *ct->eager_done);
-        ct->xchg_done = calloc((size_t)t->size, sizeof *ct->xchg_done);
-        ok = ct->expected != NULL && ct->eager_done != NULL && ct->xchg_done != NULL;
+        ct->eager_done = calloc(p, sizeof *ct->eager_done);
+        ct->xchg_done = calloc(p, sizeof *ct->xchg_done);
+        ct->node_of = malloc(p * sizeof *ct->node_of);
+        ct->by_node = malloc(p * sizeof *ct->by_node);
+        ct->node_start = malloc((p + 1) * sizeof *ct->node_start);
+        ok = ct->expected != NULL && ct->eager_done != NULL && ct->xchg_done != NULL &&
+             ct->node_of != NULL && ct->by_node != NULL && ct->node_start != NULL;
     }
-    SHOAL_MPI(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, t->comm));
-    if (!all_ok) {
-        if (ct) {
-            free(ct->expected);
-            free(ct->eager_done);
-            free(ct->xchg_done);
-        }
-        free(ct);
+    int rc = MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, t->comm);
+    if (rc == MPI_SUCCESS && all_ok) /* every member has room: where does each one live? */
+        rc = MPI_Allgather(&shoal__rt.node_colour, 1, MPI_INT, colour, 1, MPI_INT, t->comm);
+    if (rc == MPI_SUCCESS && all_ok) build_node_map(ct, colour, t->size, tmp);
+    free(colour);
+    free(tmp);
+    if (rc != MPI_SUCCESS || !all_ok) {
+        free_coll_team(ct);
+        if (rc != MPI_SUCCESS)
+            return shoal__mpi_fail(rc, "collective area: where the members live");
         return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory for team %d's coll area",
                            (int)t->id);
     }
@@ -38,10 +96,7 @@ shoal_err_t shoal__coll_team_init(team_t *t) {
     }
     shoal_err_t err = shoal__segment_create(t, bytes, SEG_INTERNAL, &ct->seg);
     if (err != SHOAL_OK) {
-        free(ct->expected);
-        free(ct->eager_done);
-        free(ct->xchg_done);
-        free(ct);
+        free_coll_team(ct);
         return err;
     }
     t->coll = ct;
@@ -52,11 +107,7 @@ shoal_err_t shoal__coll_team_finalize(team_t *t) {
     coll_team_t *ct = t->coll;
     if (!ct) return SHOAL_OK;
     shoal_err_t err = ct->seg ? shoal__segment_free(ct->seg) : SHOAL_OK;
-    free(ct->expected);
-    free(ct->eager_done);
-    free(ct->xchg_done);
-    free(ct->local_buf);
-    free(ct);
+    free_coll_team(ct);
     t->coll = NULL;
     return err;
 }

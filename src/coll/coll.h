@@ -24,6 +24,7 @@
 
 #include "mem/resolve.h"
 #include "team/team.h"
+#include "tree.h"
 
 typedef enum {
     COLL_BARRIER = 0,
@@ -55,6 +56,14 @@ typedef struct coll_team {
     uint64_t *expected; /* [nwords] signals consumed per word */
     int32_t nwords;
     const char *last_algo; /* name of the algorithm the last call ran */
+    /* Where the members live, for the node-aware algorithms (one allgather at team creation):
+     * nodes are numbered by first appearance in team order; by_node lists the members node by
+     * node, ascending within a node, so a node's first member (its leader) comes first. */
+    int32_t nnodes;
+    int32_t node_max;    /* members of the most populous node */
+    int32_t *node_of;    /* [p] node of each member */
+    int32_t *by_node;    /* [p] members grouped by node */
+    int32_t *node_start; /* [nnodes + 1] where each node's group starts in by_node */
 } coll_team_t;
 
 /* Signal words of a team of p members. */
@@ -187,6 +196,21 @@ shoal_err_t coll_put_signal(coll_args_t *a, int32_t peer, coll_buf_t buf, size_t
 shoal_err_t coll_get(coll_args_t *a, void *dst, int32_t peer, coll_buf_t buf, size_t off, size_t n);
 /* Local copy between my own buffers (memmove semantics). */
 void coll_copy_local(void *dst, const void *src, size_t n);
+
+/* The team's node map, as the tree builders take it. */
+static inline node_map_t coll_node_map(const coll_team_t *ct) {
+    return (node_map_t){ct->nnodes, ct->node_of, ct->by_node, ct->node_start};
+}
+/* My node's members (ascending, the leader first) and how many. */
+static inline const int32_t *coll_node_mates(const coll_args_t *a, int32_t *count) {
+    int32_t n = a->ct->node_of[a->me];
+    *count = a->ct->node_start[n + 1] - a->ct->node_start[n];
+    return a->ct->by_node + a->ct->node_start[n];
+}
+/* The leader (first member) of node n. */
+static inline int32_t coll_node_leader(const coll_args_t *a, int32_t n) {
+    return a->ct->by_node[a->ct->node_start[n]];
+}
 
 /* Broadcast's root: its own dest gets the data unless the caller asked to keep it. */
 static inline void coll_root_copy(coll_args_t *a, size_t n) {

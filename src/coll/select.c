@@ -5,7 +5,7 @@
  *     rules := rule (';' rule)*
  *     rule  := algorithm [':' param (',' param)*] ['@' range (',' range)*]
  *     param := 'radix=' N | 'seg=' SIZE
- *     range := 'bytes=' [SIZE] '-' [SIZE] | 'units=' [N] '-' [N]
+ *     range := 'bytes=' [SIZE] '-' [SIZE] | 'units=' [N] '-' [N] | 'nodes=' [N] '-' [N]
  * A tuning file has one "collective rule" per line ('#' starts a comment).
  * Environment and tuning rules are the user's word: one that names an algorithm that cannot run
  * the call is an error. A built-in rule that does not apply falls through to the next (logged at
@@ -98,7 +98,9 @@ typedef struct {
     size_t segsize; /* 0: none */
     size_t bytes_min, bytes_max;
     int32_t units_min, units_max;
-    int forced; /* from the user: an error if it cannot run */
+    int32_t nodes_min, nodes_max; /* nodes the team spans */
+    int nodes_given;              /* the rule said nodes= */
+    int forced;                   /* from the user: an error if it cannot run */
     char origin[80];
 } coll_rule_t;
 
@@ -149,6 +151,8 @@ static const char *parse_rule(coll_kind_t kind, char *text, coll_rule_t *r) {
     r->kind = kind;
     r->bytes_max = SIZE_MAX;
     r->units_max = INT32_MAX;
+    r->nodes_min = 1;
+    r->nodes_max = INT32_MAX;
     char *at = strchr(text, '@');
     if (at) *at++ = '\0';
     char *colon = strchr(text, ':');
@@ -180,8 +184,13 @@ static const char *parse_rule(coll_kind_t kind, char *text, coll_rule_t *r) {
             if (parse_range(tok + 6, &lo, &hi, 0)) return "bad units= range";
             r->units_min = (int32_t)lo;
             r->units_max = hi > INT32_MAX ? INT32_MAX : (int32_t)hi;
+        } else if (!strncmp(tok, "nodes=", 6)) {
+            if (parse_range(tok + 6, &lo, &hi, 0)) return "bad nodes= range";
+            r->nodes_min = lo > INT32_MAX ? INT32_MAX : (int32_t)lo;
+            r->nodes_max = hi > INT32_MAX ? INT32_MAX : (int32_t)hi;
+            r->nodes_given = 1;
         } else {
-            return "unknown range (bytes=, units=)";
+            return "unknown range (bytes=, units=, nodes=)";
         }
         tok = next;
     }
@@ -205,6 +214,9 @@ static shoal_err_t parse_rules(coll_kind_t kind, const char *list, const char *o
             break;
         }
         r.forced = forced;
+        /* Rules not from the user come from the host's own tuning, measured on one node: they
+         * say nothing of teams that span nodes unless they say so. */
+        if (!forced && !r.nodes_given) r.nodes_max = 1;
         snprintf(r.origin, sizeof r.origin, "%s", origin);
         if (add_rule(&r)) {
             err = shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
@@ -283,12 +295,19 @@ static const struct {
     coll_kind_t kind;
     const char *rule;
 } defaults[] = {
+    /* Teams that span nodes: the two-level algorithms (modelled with this machine's cluster
+     * parameters; docs/collectives.md "Teams that span nodes"). */
+    {COLL_BARRIER, "node@nodes=2-"},
+    {COLL_BROADCAST, "node@nodes=2-"},
+    {COLL_FCOLLECT, "node@nodes=2-"},
+    {COLL_REDUCE, "node@nodes=2-"},
     {COLL_BARRIER, "dissemination"},
     {COLL_BROADCAST, "eager@bytes=-4096,units=1-8"},
     {COLL_BROADCAST, "vandegeijn@bytes=65536-,units=3-"},
     {COLL_BROADCAST, "knomial:radix=2"},
     {COLL_BROADCAST, "linear"},
-    {COLL_COLLECT, "eager"},
+    {COLL_COLLECT, "eager"}, /* before node: the blocks came with the sizes already */
+    {COLL_COLLECT, "node@nodes=2-"},
     {COLL_COLLECT, "recursive_doubling@units=1-64"},
     {COLL_COLLECT, "bruck_norotate"},
     {COLL_COLLECT, "linear"},
@@ -378,7 +397,8 @@ static shoal_err_t pick(const rule_list_t *l, coll_args_t *a, const coll_algo_t 
     for (int i = 0; i < l->n; i++) {
         const coll_rule_t *r = &l->v[i];
         if (r->kind != a->kind || a->p < r->units_min || a->p > r->units_max ||
-            a->msg_bytes < r->bytes_min || a->msg_bytes > r->bytes_max)
+            a->msg_bytes < r->bytes_min || a->msg_bytes > r->bytes_max ||
+            a->ct->nnodes < r->nodes_min || a->ct->nnodes > r->nodes_max)
             continue;
         int radix = r->radix ? r->radix : r->algo->radix_default;
         const char *why = coll_not_applicable(r->algo, a, radix);
@@ -424,6 +444,7 @@ static uint64_t hash_rules(uint64_t h, const rule_list_t *l) {
         h = hash_text(mix(h, (uint64_t)r->kind), r->algo->name);
         h = mix(mix(mix(h, (uint64_t)r->radix), r->segsize), r->bytes_min);
         h = mix(mix(mix(h, r->bytes_max), (uint64_t)r->units_min), (uint64_t)r->units_max);
+        h = mix(mix(h, (uint64_t)r->nodes_min), (uint64_t)r->nodes_max);
     }
     return mix(h, (uint64_t)l->n);
 }

@@ -4,7 +4,8 @@
  * changing algorithms, no barriers in between. Forcing an algorithm that does not apply must fail
  * cleanly on every member.
  *   SHOAL_SWEEP_FULL=1: every type x op, every root, more sizes and iterations.
- *   SHOAL_SWEEP_ONLY=<collective>: one collective only. */
+ *   SHOAL_SWEEP_ONLY=<collective>: one collective only.
+ *   SHOAL_SWEEP_ALGO=<algorithm>: only the algorithms of that name (e.g. node, on the cluster). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 
 static int failures, calls, unit;
 static int full;
+static const char *only_algo; /* SHOAL_SWEEP_ALGO */
 #define CHECK(c, ...)                                                                              \
     do {                                                                                           \
         if (!(c)) {                                                                                \
@@ -143,6 +145,7 @@ static void sweep_kind(const shape_t *s, coll_kind_t kind, const size_t *sizes, 
     const coll_algo_t *algos = coll_algos(kind, &nalgos);
     for (int ai = 0; ai < nalgos; ai++) {
         const coll_algo_t *g = &algos[ai];
+        if (only_algo && strcmp(only_algo, g->name)) continue;
         int rads[8], nr = radices(g, rads);
         for (int ri = 0; ri < nr; ri++) {
             if (!force(g, rads[ri])) continue;
@@ -390,6 +393,7 @@ int main(int argc, char **argv) {
     shoal_size(&n);
     full = getenv("SHOAL_SWEEP_FULL") && atoi(getenv("SHOAL_SWEEP_FULL"));
     const char *only = getenv("SHOAL_SWEEP_ONLY");
+    only_algo = getenv("SHOAL_SWEEP_ALGO");
     if (shoal_team_memalloc(SHOAL_TEAM_ALL, MAXBUF, &dbuf) ||
         shoal_team_memalloc(SHOAL_TEAM_ALL, MAXBUF, &sbuf))
         return 2;

@@ -60,10 +60,14 @@ static void usage(void) {
             "usage: shoal-coll-sim [--coll KIND|all] [--algo NAME|all] [--p LIST] [--size LIST]\n"
             "                      [--params FILE] [--radix LIST] [--root R] [--csv FILE]\n"
             "                      [--max-events N] [--check] [--tuning FILE]\n"
+            "                      [--ppn N --net-params FILE]\n"
             "  KIND: barrier broadcast collect fcollect alltoall alltoalls reduce scan\n"
             "  LIST: comma-separated, K/M/G suffixes, lo-hi = powers of two from lo, and hi\n"
             "        (default --p 2-100000 --size 8,64K,1M)\n"
             "  --radix: for algorithms with a radix, every listed radix (default: theirs)\n"
+            "  --ppn: units per node, block-wise (default: all on one node); the node-aware\n"
+            "        algorithms and the selection's nodes= ranges see the nodes, and messages\n"
+            "        between nodes are priced by --net-params, through one NIC per node\n"
             "  --check: exit 1 if any schedule deadlocks or leaves a word unbalanced\n"
             "  --tuning: write the modelled winners as SHOAL_COLL_TUNING rules\n");
 }
@@ -104,9 +108,9 @@ static void tuning_rule(FILE *f, coll_kind_t kind, const row_t *w, int32_t p_lo,
 
 int main(int argc, char **argv) {
     const char *coll = "barrier,broadcast", *algo = "all", *params = NULL, *csv_path = NULL;
-    const char *tuning_path = NULL;
+    const char *tuning_path = NULL, *net_params = NULL;
     const char *plist = "2-100000", *slist = "8,64K,1M", *rlist = NULL;
-    int32_t root = 0;
+    int32_t root = 0, ppn = 0;
     size_t max_events = 20u * 1000 * 1000;
     int check = 0;
     for (int i = 1; i < argc; i++) {
@@ -138,6 +142,10 @@ int main(int argc, char **argv) {
             rlist = v;
         else if (!strcmp(o, "--root"))
             root = atoi(v);
+        else if (!strcmp(o, "--ppn"))
+            ppn = atoi(v);
+        else if (!strcmp(o, "--net-params"))
+            net_params = v;
         else if (!strcmp(o, "--csv"))
             csv_path = v;
         else if (!strcmp(o, "--tuning"))
@@ -152,6 +160,13 @@ int main(int argc, char **argv) {
     sim_params_t prm;
     sim_params_default(&prm);
     if (params && sim_params_read(params, &prm)) return 2;
+    sim_params_t net = prm;
+    if (net_params && sim_params_read(net_params, &net)) return 2;
+    if (ppn > 0 && !net_params)
+        fprintf(stderr,
+                "shoal-coll-sim: --ppn without --net-params: the network is priced as "
+                "the node (%s)\n",
+                prm.name);
     size_t ps[256], sizes[64], radices[32];
     size_t np = parse_list(plist, ps, 256), ns = parse_list(slist, sizes, 64);
     size_t nr = rlist ? parse_list(rlist, radices, 32) : 0;
@@ -207,6 +222,10 @@ int main(int argc, char **argv) {
            "call=%g put_ack=%d (us, us/byte)\n",
            prm.name, prm.L, prm.o, prm.a, prm.g, prm.G, prm.o_r, prm.copy, prm.reduce, prm.call,
            prm.put_ack);
+    if (ppn > 0)
+        printf("# %d units per node; between nodes %s: L=%g o=%g a=%g g=%g G=%g put_ack=%d, one "
+               "NIC per node\n",
+               (int)ppn, net.name, net.L, net.o, net.a, net.g, net.G, net.put_ack);
     int bad = 0;
     for (int ki = 0; ki < nk; ki++) {
         coll_kind_t kind = (coll_kind_t)kinds[ki];
@@ -223,7 +242,7 @@ int main(int argc, char **argv) {
                 int32_t r0 = root < p ? root : 0;
                 row_t rows[64];
                 int nrow = 0, best = -1;
-                sim_case_t dc = {kind, NULL, p, sizes[si], r0, 0, 0};
+                sim_case_t dc = {kind, NULL, p, sizes[si], r0, 0, 0, ppn};
                 int drad = 0;
                 size_t dseg = 0;
                 const coll_algo_t *def = NULL;
@@ -244,7 +263,7 @@ int main(int argc, char **argv) {
                         int radix = g->radix_max && nr ? (int)radices[ri] : 0;
                         if (g->radix_max && nr && (radix < g->radix_min || radix > g->radix_max))
                             continue;
-                        sim_case_t c = {kind, g, p, sizes[si], r0, radix, 0};
+                        sim_case_t c = {kind, g, p, sizes[si], r0, radix, 0, ppn};
                         row_t *rw = &rows[nrow++];
                         rw->algo = g;
                         rw->radix = radix ? radix : g->radix_default;
@@ -263,7 +282,7 @@ int main(int argc, char **argv) {
                             snprintf(why, sizeof why, "capped (at a smaller team already)");
                             status = "skipped";
                         } else if (sim_record(&c, &s, max_events, why, sizeof why) == 0) {
-                            if (sim_replay(&s, &prm, &res) == 0 && !res.deadlock &&
+                            if (sim_replay_nodes(&s, &prm, &net, ppn, &res) == 0 && !res.deadlock &&
                                 !res.unbalanced_words) {
                                 rw->ok = 1;
                                 rw->t = res.time;

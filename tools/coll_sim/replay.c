@@ -7,13 +7,18 @@
  * (first byte at max(t0 + L, rx_free)), and has arrived (n-1)G after its first byte. The sender
  * is busy until its last byte has left (t0 + (n-1)G): puts are blocking, complete at the target
  * on return, so a signal that follows a put arrives after it; with put_ack (the MPI path) the
- * sender of a put also waits L for the completion to come back (a signal's is part of a, the
- * measured time of a blocking atomic). A get costs a request (o, L), service at
- * the owner's get port, and the data's way back (L + (n-1)G), the getter blocked throughout.
- * A wait completes at max(clock, arrival of the signal it needs) + o_r; copies and reductions
- * cost n x copy and n x reduce; every member starts at `call` (a call's fixed cost, 0 by default).
- * Events are processed in time order from one heap, each member executing one operation per step,
- * so arrivals are always known before a later wait looks. */
+ * sender of a put also waits L for the completion to come back, and a signal leaves after o
+ * (not a) while its sender stays blocked for a, the measured time of a blocking atomic. A get costs
+ * a request (o, L), service at the owner's get port, and the data's way back (L + (n-1)G), the
+ * getter blocked throughout. A wait completes at max(clock, arrival of the signal it needs) + o_r;
+ * copies and reductions cost n x copy and n x reduce; every member starts at `call` (a call's fixed
+ * cost, 0 by default). Events are processed in time order from one heap, each member executing one
+ * operation per step, so arrivals are always known before a later wait looks.
+ *
+ * Several nodes (sim_replay_nodes: ppn units per node, block-wise): a message between members on
+ * different nodes uses the network's parameters instead, and its ports are the nodes' (one NIC
+ * per node, shared by its members: tx and rx per node), so that what a node sends in parallel
+ * queues behind itself, which is what the node-aware algorithms avoid. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,6 +194,13 @@ typedef struct {
 } member_t;
 
 int sim_replay(const sim_schedule_t *s, const sim_params_t *prm, sim_result_t *r) {
+    return sim_replay_nodes(s, prm, NULL, 0, r);
+}
+
+int sim_replay_nodes(const sim_schedule_t *s, const sim_params_t *local, const sim_params_t *net,
+                     int32_t ppn, sim_result_t *r) {
+    const sim_params_t *prm = local;
+    if (!net || ppn <= 0 || ppn >= s->p) ppn = 0;
     memset(r, 0, sizeof *r);
     r->stuck_member = -1;
     int32_t p = s->p;
@@ -203,9 +215,12 @@ int sim_replay(const sim_schedule_t *s, const sim_params_t *prm, sim_result_t *r
     member_t *m = calloc((size_t)p, sizeof *m);
     double *rx_free = calloc((size_t)p, sizeof *rx_free),
            *srv_free = calloc((size_t)p, sizeof *srv_free);
+    int32_t nn = ppn ? (p + ppn - 1) / ppn : 1;
+    double *nic_tx = calloc((size_t)nn, sizeof *nic_tx),
+           *nic_rx = calloc((size_t)nn, sizeof *nic_rx);
     heap_t h = {0};
     int rc = 0;
-    if (!w.v || !m || !rx_free || !srv_free) rc = -1;
+    if (!w.v || !m || !rx_free || !srv_free || !nic_tx || !nic_rx) rc = -1;
     for (int32_t i = 0; i < p && !rc; i++) {
         m[i].pc = s->start[i];
         m[i].wait_slot = SIZE_MAX;
@@ -241,31 +256,45 @@ int sim_replay(const sim_schedule_t *s, const sim_params_t *prm, sim_result_t *r
         switch (ev->kind) {
         case EV_PUT:
         case EV_SIGNAL: {
-            double ov = ev->kind == EV_SIGNAL ? prm->a : prm->o;
+            /* between nodes: the network's parameters, the nodes' NICs as ports */
+            int remote = ppn && e.member / ppn != ev->peer / ppn;
+            const sim_params_t *pr = remote ? net : prm;
+            double *tx = remote ? &nic_tx[e.member / ppn] : &me->tx_free;
+            double *rx = remote ? &nic_rx[ev->peer / ppn] : &rx_free[ev->peer];
+            /* A signal is an atomic: with put_ack (the MPI path) it leaves like a message (o)
+             * and the sender waits a (the measured blocking atomic, its completion included);
+             * on the direct path a is the store itself. */
+            double ov = ev->kind == EV_SIGNAL && !pr->put_ack ? pr->a : pr->o;
             double t0 = me->clock + ov;
-            if (me->tx_free > t0) t0 = me->tx_free;
+            if (*tx > t0) t0 = *tx;
             if (ev->kind == EV_SIGNAL) n1 = 0;
-            me->tx_free = t0 + prm->g + n1 * prm->G;
-            double first = t0 + prm->L;
-            if (rx_free[ev->peer] > first) first = rx_free[ev->peer];
-            rx_free[ev->peer] = first + prm->g + n1 * prm->G;
-            double arr = first + n1 * prm->G;
-            me->clock = t0 + n1 * prm->G;
-            if (ev->kind == EV_PUT && prm->put_ack && arr + prm->L > me->clock)
-                me->clock = arr + prm->L; /* a signal's completion is inside a */
+            *tx = t0 + pr->g + n1 * pr->G;
+            double first = t0 + pr->L;
+            if (*rx > first) first = *rx;
+            *rx = first + pr->g + n1 * pr->G;
+            double arr = first + n1 * pr->G;
+            me->clock = t0 + n1 * pr->G;
+            if (ev->kind == EV_PUT && pr->put_ack && arr + pr->L > me->clock)
+                me->clock = arr + pr->L;
+            if (ev->kind == EV_SIGNAL && pr->put_ack && t0 - pr->o + pr->a > me->clock)
+                me->clock = t0 - pr->o + pr->a;
             if (ev->kind == EV_SIGNAL &&
                 heap_push(&h, arr, 0, ev->peer, word_slot(&w, ev->peer, ev->key)))
                 rc = -1;
             break;
         }
         case EV_GET: {
-            double t0 = me->clock + prm->o;
-            if (me->tx_free > t0) t0 = me->tx_free;
-            me->tx_free = t0 + prm->g;
-            double r0 = t0 + prm->L;
-            if (srv_free[ev->peer] > r0) r0 = srv_free[ev->peer];
-            srv_free[ev->peer] = r0 + prm->g + n1 * prm->G;
-            me->clock = r0 + prm->L + n1 * prm->G;
+            int remote = ppn && e.member / ppn != ev->peer / ppn;
+            const sim_params_t *pr = remote ? net : prm;
+            double *tx = remote ? &nic_tx[e.member / ppn] : &me->tx_free;
+            double *srv = remote ? &nic_tx[ev->peer / ppn] : &srv_free[ev->peer];
+            double t0 = me->clock + pr->o;
+            if (*tx > t0) t0 = *tx;
+            *tx = t0 + pr->g;
+            double r0 = t0 + pr->L;
+            if (*srv > r0) r0 = *srv;
+            *srv = r0 + pr->g + n1 * pr->G;
+            me->clock = r0 + pr->L + n1 * pr->G;
             break;
         }
         case EV_WAIT_ADD:
@@ -325,6 +354,8 @@ int sim_replay(const sim_schedule_t *s, const sim_params_t *prm, sim_result_t *r
     free(m);
     free(rx_free);
     free(srv_free);
+    free(nic_tx);
+    free(nic_rx);
     free(h.v);
     return rc;
 }

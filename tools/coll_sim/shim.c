@@ -260,6 +260,35 @@ static void case_sizes(const sim_case_t *c, coll_args_t *a) {
 static coll_team_t sim_ct;
 static segment_t sim_seg;
 
+/* The node map of case c in sim_ct: ppn units per node, block-wise (the last node may have
+ * fewer), as shoalrun --nodes places them. Its arrays grow with the largest team seen. */
+static int sim_node_map(const sim_case_t *c) {
+    static int32_t *node_of, *by_node, *node_start, cap;
+    int32_t p = c->p, ppn = c->ppn > 0 && c->ppn < p ? c->ppn : p;
+    if (p > cap) {
+        int32_t *a = realloc(node_of, (size_t)p * sizeof *a);
+        if (a) node_of = a;
+        int32_t *b = realloc(by_node, (size_t)p * sizeof *b);
+        if (b) by_node = b;
+        int32_t *s = realloc(node_start, ((size_t)p + 1) * sizeof *s);
+        if (s) node_start = s;
+        if (!a || !b || !s) return -1;
+        cap = p;
+    }
+    int32_t nn = (p + ppn - 1) / ppn;
+    for (int32_t i = 0; i < p; i++) {
+        node_of[i] = i / ppn;
+        by_node[i] = i;
+    }
+    for (int32_t n = 0; n <= nn; n++) node_start[n] = n * ppn < p ? n * ppn : p;
+    sim_ct.nnodes = nn;
+    sim_ct.node_max = ppn;
+    sim_ct.node_of = node_of;
+    sim_ct.by_node = by_node;
+    sim_ct.node_start = node_start;
+    return 0;
+}
+
 /* The arguments the selector and the applicability checks see for case c. */
 static void case_args(const sim_case_t *c, coll_args_t *ap) {
     coll_args_t a;
@@ -269,6 +298,7 @@ static void case_args(const sim_case_t *c, coll_args_t *ap) {
     a.ct = &sim_ct;
     sim_ct.scratch_bytes = 256 * 1024; /* SHOAL_COLL_SCRATCH's default */
     sim_ct.xchg_off = c->p <= COLL_XCHG_UNITS ? 1 : 0;
+    sim_node_map(c); /* out of memory: the previous map stays, only the choice may differ */
     case_sizes(c, &a);
     a.dseg = &sim_seg; /* not in place */
     a.sseg = NULL;
@@ -357,6 +387,11 @@ int sim_record(const sim_case_t *c, sim_schedule_t *s, size_t max_events, char *
                                                : 0;
         sim_ct.eager_done = eager_done;
         sim_ct.xchg_done = xchg_done;
+        if (sim_node_map(c)) {
+            snprintf(why, whylen, "out of memory");
+            rc = -1;
+            break;
+        }
         a.kind = c->kind;
         a.ct = &sim_ct;
         a.p = p;

@@ -48,6 +48,7 @@ typedef struct {
     int32_t root;
     int radix;
     size_t segsize;
+    int32_t ppn; /* units per node, placed block-wise (0: all on one node) */
 } sim_case_t;
 
 /* Records every member's schedule into *s (fresh; sim_schedule_free after). Returns 0, or -1
@@ -89,5 +90,9 @@ typedef struct {
 } sim_result_t;
 
 int sim_replay(const sim_schedule_t *s, const sim_params_t *prm, sim_result_t *r);
+/* The same over nodes of ppn members (block-wise): messages between nodes use net and the nodes'
+ * shared ports (one NIC per node); within a node, local. ppn 0 or net NULL: sim_replay. */
+int sim_replay_nodes(const sim_schedule_t *s, const sim_params_t *local, const sim_params_t *net,
+                     int32_t ppn, sim_result_t *r);
 
 #endif

@@ -43,7 +43,7 @@ static double run_case(coll_kind_t kind, const char *name, int32_t p, size_t byt
         failures++;
         return -1;
     }
-    sim_case_t c = {kind, g, p, bytes, 0, radix, 0};
+    sim_case_t c = {kind, g, p, bytes, 0, radix, 0, 0};
     sim_schedule_t s;
     char why[200];
     if (sim_record(&c, &s, 1000000, why, sizeof why)) {
@@ -90,7 +90,7 @@ static int test_exact(void) {
     /* A call's fixed cost delays every member's first operation: it adds to the whole. */
     {
         const coll_algo_t *g = coll_find_algo(COLL_BARRIER, "dissemination");
-        sim_case_t c = {COLL_BARRIER, g, 4, 0, 0, 0, 0};
+        sim_case_t c = {COLL_BARRIER, g, 4, 0, 0, 0, 0, 0};
         sim_schedule_t s;
         char why[200];
         sim_params_t prm = test_params();
@@ -101,6 +101,25 @@ static int test_exact(void) {
             sim_schedule_free(&s);
         }
         expect_near("barrier dissemination p=4 call=0.7", r.time, 0.7 + 2 * (0.25 + 2 + 0.05));
+    }
+    /* Two nodes of two: members 0 and 1 each put 101 bytes to the other node (net: L = 10, o = 1,
+     * g = 0.5, G = 0.1). They share node 0's NIC: the first leaves at 1 and holds the NIC until
+     * 1 + g + 100 G = 11.5, the second leaves then and is done sending at 11.5 + 100 G = 21.5.
+     * Within one node (or with ppn 0) each is o + 100 G = 1.5 of the local parameters. */
+    {
+        sim_ev_t nev[2] = {{EV_PUT, 2, 0, 101}, {EV_PUT, 3, 0, 101}};
+        size_t nstart[5] = {0, 1, 2, 2, 2};
+        sim_schedule_t ns = {4, nev, 2, 2, nstart, 2, 0};
+        sim_params_t loc = test_params(), net = test_params();
+        net.L = 10, net.o = 1, net.a = 1, net.g = 0.5, net.G = 0.1;
+        sim_result_t r = {0};
+        sim_replay_nodes(&ns, &loc, &net, 2, &r);
+        expect_near("two puts across nodes share the NIC", r.time, 21.5);
+        sim_replay_nodes(&ns, &loc, &net, 0, &r);
+        expect_near("the same on one node", r.time, 0.5 + 100 * 0.01);
+        nev[0].peer = 1, nev[1].peer = 0; /* within node 0 */
+        sim_replay_nodes(&ns, &loc, &net, 2, &r);
+        expect_near("two puts within a node", r.time, 0.5 + 100 * 0.01);
     }
     /* The engine's checks must be able to fail: a wait nobody signals is a deadlock; a signal
      * nobody consumes an unbalanced word. */
@@ -147,8 +166,9 @@ static int test_schedules(void) {
                     int radices[2] = {0, 3};
                     for (int ri = 0; ri < (g->radix_max ? 2 : 1); ri++) {
                         for (int root = 0; root < (k == COLL_BROADCAST && p > 1 ? 2 : 1); root++) {
-                            sim_case_t c = {(coll_kind_t)k,   g,           p, sizes[si],
-                                            root ? p - 1 : 0, radices[ri], 0};
+                            sim_case_t c = {
+                                (coll_kind_t)k, g, p, sizes[si], root ? p - 1 : 0,
+                                radices[ri],    0, 3}; /* nodes of 3 units: the node-aware ones */
                             if (sim_not_applicable(&c)) {
                                 skipped++;
                                 continue;
