@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The collectives across the namespace cluster (docs/cluster.md): bench_coll at NODES x PPN units
+# per link rate and MPI, every Shoal algorithm (the flat ones and the node-aware ones) against the
+# MPI's native collective in the same run. Builds nothing: point it at Release build trees.
+#
+#   scripts/bench-cluster.sh [--nodes 2] [--ppn 2] [--rates "1gbit 10gbit"] (none: unshaped) [--mpis "mpich openmpi"]
+#                            [--only barrier,broadcast,collect,fcollect,reduce] [--max-size 1M]
+#                            [--build-prefix build/bench-] [--out results/cluster]
+#
+# Writes OUT/coll_<mpi>_<rate>_<nodes>x<ppn>.csv and .txt (bench_coll's CSV and its tables). The
+# cluster is its own (SHOAL_CLUSTER_PREFIX=shoalbench), made per rate and torn down at the end, also
+# on failure or interrupt. Needs root. Nothing else should run meanwhile: the links are namespaces
+# on this machine's CPUs, so a busy CPU is a slow network.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+nodes=2 ppn=2 rates="1gbit 10gbit" mpis="mpich openmpi"
+only="barrier,broadcast,collect,fcollect,reduce" max_size=1M
+prefix_dir="$root/build/bench-" out="$root/results/cluster"
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --nodes) nodes="$2" ;;
+    --ppn) ppn="$2" ;;
+    --rates) rates="$2" ;;
+    --mpis) mpis="$2" ;;
+    --only) only="$2" ;;
+    --max-size) max_size="$2" ;;
+    --build-prefix) prefix_dir="$2" ;;
+    --out) out="$2" ;;
+    *)
+        sed -n '2,13p' "${BASH_SOURCE[0]}" >&2
+        exit 2
+        ;;
+    esac
+    shift 2
+done
+
+export SHOAL_CLUSTER_PREFIX=shoalbench
+cluster="$root/scripts/cluster.sh"
+trap '"$cluster" down >/dev/null 2>&1 || true' EXIT INT TERM
+mkdir -p "$out"
+np=$((nodes * ppn))
+cpu="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+for rate in $rates; do
+    if [ "$rate" = none ]; then # unshaped: as fast as the namespaces' veths go
+        "$cluster" up "$nodes" >/dev/null
+    else
+        "$cluster" up "$nodes" --rate "$rate" >/dev/null
+    fi
+    for mpi in $mpis; do
+        build="${prefix_dir}${mpi}"
+        [ -x "$build/bench/bench_coll" ] || {
+            echo "bench-cluster: no $build/bench/bench_coll (build it in Release first)" >&2
+            exit 1
+        }
+        pre=""
+        # MPICH 4.0.2 over UCX hangs in MPI_Finalize across nodes (docs/cluster.md): the test shim.
+        shim="$build/tests/multinode/libshoal_ucx_no_disconnect.so"
+        [ "$mpi" = mpich ] && [ -f "$shim" ] && pre="$shim"
+        name="coll_${mpi}_${rate}_${nodes}x${ppn}"
+        echo "=== $mpi, $nodes nodes x $ppn units, links shaped to $rate ($cpu)"
+        LD_PRELOAD="$pre" "$build/bin/shoalrun" --nodes "$nodes" -n "$np" "$build/bench/bench_coll" \
+            --only "$only" --max-size "$max_size" --csv "$out/$name.csv" | tee "$out/$name.txt"
+    done
+    "$cluster" down >/dev/null
+done
