@@ -83,7 +83,7 @@ static const coll_kind_t ckind[NK] = {COLL_BARRIER,  COLL_BROADCAST, COLL_COLLEC
 #else
 /* Without the registry: the algorithms of this version (unknown names are skipped). */
 static const char *const known_algos[NK][MAX_ALGOS] = {
-    {"linear", "dissemination", "kary_tree", "knomial_tree", "node", NULL},
+    {"linear", "dissemination", "flags", "kary_tree", "knomial_tree", "node", NULL},
     {"linear", "eager", "kary", "knomial", "vandegeijn", "node", NULL},
     {"linear", "eager", "recursive_doubling", "ring", "bruck", "bruck_norotate", "node", NULL},
     {"linear", "eager", "recursive_doubling", "ring", "bruck", "bruck_norotate",

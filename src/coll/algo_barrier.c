@@ -1,5 +1,6 @@
 /* Barrier algorithms. */
 #include "coll.h"
+#include "rma/rma.h"
 #include "tree.h"
 
 /* Linear: everyone signals member 0, which waits for all, then releases everyone. */
@@ -20,6 +21,24 @@ static shoal_err_t barrier_dissemination(coll_args_t *a) {
     for (int32_t dist = 1; dist < a->p; dist <<= 1, round++) {
         SHOAL_TRY(coll_signal(a, (a->me + dist) % a->p, W_ROUND(round, a->p)));
         SHOAL_TRY(coll_wait(a, W_ROUND(round, a->p), 1));
+    }
+    return SHOAL_OK;
+}
+
+/* Flags (direct path only): the dissemination pattern, but in round k a member publishes that it
+ * has reached round k of barrier e by storing e into its own round-k flag (a release store: the
+ * member goes on at once), and the member 2^k ahead polls that flag. An atomic add into the
+ * peer's word stalls the adder until it owns the peer's line; here nobody waits for a line it
+ * does not read, so a round costs one line hand-off (issue 12: a barrier within 1.5x of one).
+ * Flags only grow and have one writer, so calls cannot confuse each other. */
+static shoal_err_t barrier_flags(coll_args_t *a) {
+    uint64_t e = ++a->ct->flag_seq;
+    int round = 0;
+    for (int32_t dist = 1; dist < a->p; dist <<= 1, round++) {
+        shoal_target_t mine = coll_word(a, a->me, W_FLAG(round, a->p));
+        __atomic_store_n((uint64_t *)mine.addr, e, __ATOMIC_RELEASE);
+        shoal_target_t from = coll_word(a, (a->me - dist + a->p) % a->p, W_FLAG(round, a->p));
+        SHOAL_TRY(shoal__wait_word(&from, SHOAL_CMP_GE, e, NULL));
     }
     return SHOAL_OK;
 }
@@ -83,6 +102,8 @@ const coll_algo_t coll_barrier_algos[] = {
      "counter at member 0, which then releases everyone"},
     {COLL_BARRIER, "dissemination", 0, 0, 0, 0, 0, NULL, barrier_dissemination,
      "ceil(log2 p) rounds, member i signals i+2^k"},
+    {COLL_BARRIER, "flags", NEEDS_CPU_WORDS, 0, 0, 0, 0, NULL, barrier_flags,
+     "dissemination over flags each member stores in its own words (direct path only)"},
     {COLL_BARRIER, "kary_tree", 0, 0, 2, 32, 4, NULL, barrier_kary,
      "arrivals up a k-ary tree to member 0, releases back down"},
     {COLL_BARRIER, "knomial_tree", 0, 0, 2, 32, 2, NULL, barrier_knomial,

@@ -64,6 +64,7 @@ typedef struct coll_team {
     int32_t *node_of;    /* [p] node of each member */
     int32_t *by_node;    /* [p] members grouped by node */
     int32_t *node_start; /* [nnodes + 1] where each node's group starts in by_node */
+    uint64_t flag_seq;   /* flag barriers called on this team so far */
 } coll_team_t;
 
 /* Signal words of a team of p members. */
@@ -75,7 +76,12 @@ typedef struct coll_team {
 #define SIZES_WORD(parity, rel, p) (2 * (p) + 64 + (parity) * (p) + (rel)) /* size slots */
 #define W_EAGER_DONE(p)            (4 * (p) + 64) /* eager calls this member has finished */
 #define W_XCHG_DONE(p)             (4 * (p) + 65) /* eager exchanges this member has finished */
-#define COLL_NWORDS(p)             (4 * (p) + 66)
+/* Flag words (the "flags" barrier): round r's flag of a member, written by that member only (the
+ * number of flag barriers it has reached round r of), read by the member it releases. One cache
+ * line each, so that each has one reader. */
+#define COLL_FLAG_ROUNDS 32
+#define W_FLAG(r, p)     (((4 * (p) + 66) + 7) / 8 * 8 + 8 * (r))
+#define COLL_NWORDS(p)   W_FLAG(COLL_FLAG_ROUNDS, p)
 
 /* Eager broadcast: COLL_EAGER_SLOTS slots per member after the scratch, used round robin by
  * eager call number. A slot is an 8-byte flag (the call number + 1, stored after the data) and
@@ -129,6 +135,7 @@ typedef struct coll_args {
 #define NEEDS_EAGER_SIZE     0x10u /* message fits an eager slot (COLL_EAGER_SLOT) */
 #define NEEDS_XCHG           0x20u /* per-member message fits an exchange cell, team has slots */
 #define NEEDS_XCHG_BLOCKS    0x40u /* collect: every block came with the sizes (xchg_blocks) */
+#define NEEDS_CPU_WORDS      0x80u /* the team's words are CPU atomics (all on node, direct) */
 
 typedef struct coll_algo {
     coll_kind_t kind;

@@ -82,6 +82,8 @@ const char *coll_not_applicable(const coll_algo_t *g, const coll_args_t *a, int 
         return "team larger than 16 units (no eager exchange slots)";
     if ((g->needs & NEEDS_XCHG) && a->nbytes > COLL_XCHG_MAX)
         return "message larger than an eager exchange cell (1080 bytes per member)";
+    if ((g->needs & NEEDS_CPU_WORDS) && !(a->ct->seg && a->ct->seg->atomics_direct))
+        return "needs the team's words in shared memory (every member on this node, direct path)";
     if (g->max_team_size && p > g->max_team_size) return "team too large for it";
     if (g->radix_max && (radix < g->radix_min || radix > g->radix_max))
         return "radix out of its range";
@@ -301,6 +303,7 @@ static const struct {
     {COLL_BROADCAST, "node@nodes=2-"},
     {COLL_FCOLLECT, "node@nodes=2-"},
     {COLL_REDUCE, "node@nodes=2-"},
+    {COLL_BARRIER, "flags"},
     {COLL_BARRIER, "dissemination"},
     {COLL_BROADCAST, "eager@bytes=-4096,units=1-8"},
     {COLL_BROADCAST, "vandegeijn@bytes=65536-,units=3-"},

@@ -85,7 +85,8 @@ static inline int shoal__amo_inline(const shoal_target_t *t, amo_kind_t kind, sh
     return 0;
 }
 
-/* Waits until my own 64-bit word at t satisfies cmp against value. */
+/* Waits until the 64-bit word at t (mine, or a peer's: the flag barriers poll their peers' flags)
+ * satisfies cmp against value. */
 shoal_err_t shoal__wait_word(const shoal_target_t *t, shoal_cmp_t cmp, uint64_t value,
                              uint64_t *seen);
 /* Completes every live non-blocking handle (finalize), returns how many there were. */

@@ -81,7 +81,8 @@ shoal_err_t shoal__wait_word(const shoal_target_t *t, shoal_cmp_t cmp, uint64_t 
         uint64_t v;
         /* The same mechanism as every writer of the word (decision 4): a CPU atomic load, or an
          * MPI atomic read, which also drives MPI progress. */
-        SHOAL_TRY(shoal__amo(t, AMO_LOAD, SHOAL_OP_SUM, SHOAL_UINT64, NULL, NULL, &v));
+        if (!shoal__amo_inline(t, AMO_LOAD, SHOAL_OP_SUM, 8, NULL, &v)) /* one load, in line */
+            SHOAL_TRY(shoal__amo(t, AMO_LOAD, SHOAL_OP_SUM, SHOAL_UINT64, NULL, NULL, &v));
         if (holds(v, cmp, value)) {
             /* An MPI word guards data that this unit now reads with plain loads (its own part,
              * or a same-node peer's): the unified model asks for MPI_Win_sync where MPI and

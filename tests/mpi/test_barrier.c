@@ -1,4 +1,6 @@
-/* Barriers: nobody passes early, on the all team and on sub-teams, interleaved.
+/* Barriers: nobody passes early, on the all team and on sub-teams, interleaved; both the
+ * runtime's shoal_barrier and the selectable shoal_team_barrier (its default algorithm: flags on
+ * one node with the direct path, node across nodes, dissemination on the MPI path).
  *
  * Before barrier round r every member adds 1 to a counter on unit 0 (atomic add); after it every
  * member reads the counter (atomic load): it must be at least r * size (everybody arrived) and at
@@ -35,6 +37,8 @@ static uint64_t mix64(uint64_t x) {
 /* rounds barriers on team t (members only) counting in word w; base is the counter's value
  * before (the same on every member). A member chosen from the shared seed sleeps in some
  * rounds. Returns the final count. */
+static shoal_err_t (*barrier)(shoal_team_t) = shoal_barrier; /* the barrier under test */
+
 static int64_t rounds_on(shoal_team_t t, int w, int rounds, int64_t base, const char *what) {
     int32_t size = 0;
     shoal_unit_t rel = 0;
@@ -44,7 +48,7 @@ static int64_t rounds_on(shoal_team_t t, int w, int rounds, int64_t base, const 
         uint64_t h = mix64((uint64_t)r * 31 + (uint64_t)w);
         if (h % 8 == 0 && (shoal_unit_t)((h >> 8) % (uint64_t)size) == rel) sleep_ms(10);
         CHECK_OK(shoal_add_i64(word(w), 1));
-        CHECK_OK(shoal_barrier(t));
+        CHECK_OK(barrier(t));
         int64_t v = -1;
         CHECK_OK(shoal_atomic_load(word(w), SHOAL_INT64, &v));
         int64_t lo = base + (int64_t)r * size, hi = base + (int64_t)(r + 1) * size;
@@ -53,12 +57,12 @@ static int64_t rounds_on(shoal_team_t t, int w, int rounds, int64_t base, const 
               (long long)(v - base), (long long)(lo - base), (long long)(hi - base));
     }
     /* Exact count: nobody adds again until everybody has read it (the second barrier). */
-    CHECK_OK(shoal_barrier(t));
+    CHECK_OK(barrier(t));
     int64_t v = -1;
     CHECK_OK(shoal_atomic_load(word(w), SHOAL_INT64, &v));
     CHECK(v == base + (int64_t)rounds * size, "%s: final counter %lld, expected %lld", what,
           (long long)(v - base), (long long)rounds * size);
-    CHECK_OK(shoal_barrier(t));
+    CHECK_OK(barrier(t));
     return base + (int64_t)rounds * size;
 }
 
@@ -82,6 +86,9 @@ int main(int argc, char **argv) {
     const char *env = getenv("TEST_BARRIER_ROUNDS");
     if (env && *env) rounds = atoi(env);
     all = rounds_on(SHOAL_TEAM_ALL, W_ALL, rounds, all, "all team");
+    barrier = shoal_team_barrier;
+    all = rounds_on(SHOAL_TEAM_ALL, W_ALL, rounds / 2 + 5, all, "all team, shoal_team_barrier");
+    barrier = shoal_barrier;
     double t2 = test_now();
 
     /* 2. Halves (by parity) and the odd units, each with its own counter. */
@@ -90,14 +97,23 @@ int main(int argc, char **argv) {
     CHECK_OK(shoal_team_split(SHOAL_TEAM_ALL, t_me % 2 ? 0 : SHOAL_UNDEFINED, &oddt));
     int hw = t_me % 2 ? W_HALF1 : W_HALF0;
     int64_t h = rounds_on(half, hw, rounds / 2, 0, "half team");
-    if (oddt != SHOAL_TEAM_NULL) rounds_on(oddt, W_ODD, rounds / 4, 0, "odd team");
+    int64_t o = 0;
+    if (oddt != SHOAL_TEAM_NULL) o = rounds_on(oddt, W_ODD, rounds / 4, 0, "odd team");
+    barrier = shoal_team_barrier;
+    h = rounds_on(half, hw, rounds / 4, h, "half team, shoal_team_barrier");
+    if (oddt != SHOAL_TEAM_NULL)
+        rounds_on(oddt, W_ODD, rounds / 4, o, "odd team, shoal_team_barrier");
+    barrier = shoal_barrier;
     CHECK_OK(shoal_barrier(SHOAL_TEAM_ALL));
 
-    /* 3. Interleaved: a half-team barrier, then an all-team barrier, per round. */
+    /* 3. Interleaved: a half-team barrier, then an all-team barrier, per round; the two kinds
+     *    of barrier alternate too. */
     for (int r = 1; r <= rounds / 4; r++) {
+        barrier = r % 2 ? shoal_barrier : shoal_team_barrier;
         h = rounds_on(half, hw, 1, h, "interleaved half");
         all = rounds_on(SHOAL_TEAM_ALL, W_ALL, 1, all, "interleaved all");
     }
+    barrier = shoal_barrier;
     double t3 = test_now();
 
     /* 4. A barrier completes my outstanding non-blocking puts: after it, my right neighbour

@@ -298,7 +298,8 @@ static void case_args(const sim_case_t *c, coll_args_t *ap) {
     a.ct = &sim_ct;
     sim_ct.scratch_bytes = 256 * 1024; /* SHOAL_COLL_SCRATCH's default */
     sim_ct.xchg_off = c->p <= COLL_XCHG_UNITS ? 1 : 0;
-    sim_node_map(c); /* out of memory: the previous map stays, only the choice may differ */
+    sim_ct.seg = &sim_seg; /* its words are not CPU atomics: the "flags" barrier does not apply */
+    sim_node_map(c);       /* out of memory: the previous map stays, only the choice may differ */
     case_sizes(c, &a);
     a.dseg = &sim_seg; /* not in place */
     a.sseg = NULL;
