@@ -87,7 +87,7 @@ int main(int argc, char **argv) {
     if (env && *env) rounds = atoi(env);
     all = rounds_on(SHOAL_TEAM_ALL, W_ALL, rounds, all, "all team");
     barrier = shoal_team_barrier;
-    all = rounds_on(SHOAL_TEAM_ALL, W_ALL, rounds / 2 + 5, all, "all team, shoal_team_barrier");
+    all = rounds_on(SHOAL_TEAM_ALL, W_ALL, rounds / 4 + 5, all, "all team, shoal_team_barrier");
     barrier = shoal_barrier;
     double t2 = test_now();
 
@@ -100,9 +100,9 @@ int main(int argc, char **argv) {
     int64_t o = 0;
     if (oddt != SHOAL_TEAM_NULL) o = rounds_on(oddt, W_ODD, rounds / 4, 0, "odd team");
     barrier = shoal_team_barrier;
-    h = rounds_on(half, hw, rounds / 4, h, "half team, shoal_team_barrier");
+    h = rounds_on(half, hw, rounds / 8 + 2, h, "half team, shoal_team_barrier");
     if (oddt != SHOAL_TEAM_NULL)
-        rounds_on(oddt, W_ODD, rounds / 4, o, "odd team, shoal_team_barrier");
+        rounds_on(oddt, W_ODD, rounds / 8 + 2, o, "odd team, shoal_team_barrier");
     barrier = shoal_barrier;
     CHECK_OK(shoal_barrier(SHOAL_TEAM_ALL));
 
