@@ -65,6 +65,13 @@ typedef struct coll_team {
     int32_t *by_node;    /* [p] members grouped by node */
     int32_t *node_start; /* [nnodes + 1] where each node's group starts in by_node */
     uint64_t flag_seq;   /* flag barriers called on this team so far */
+    /* The barrier's last selection (select.c): a barrier has no size, so its choice changes only
+     * when the rules do (generation) or the team's shape does (never, but checked). */
+    const struct coll_algo *barrier_algo;
+    int barrier_radix;
+    size_t barrier_segsize;
+    uint64_t barrier_gen;
+    int32_t barrier_p, barrier_nnodes;
 } coll_team_t;
 
 /* Signal words of a team of p members. */
