@@ -53,13 +53,10 @@ for rate in $rates; do
             echo "bench-cluster: no $build/bench/bench_coll (build it in Release first)" >&2
             exit 1
         }
-        pre=""
-        # MPICH 4.0.2 over UCX hangs in MPI_Finalize across nodes (docs/cluster.md): the test shim.
-        shim="$build/tests/multinode/libshoal_ucx_no_disconnect.so"
-        [ "$mpi" = mpich ] && [ -f "$shim" ] && pre="$shim"
+        # (On MPICH, shoalrun --nodes preloads the shim for UCX's exit hang: docs/cluster.md.)
         name="coll_${mpi}_${rate}_${nodes}x${ppn}"
         echo "=== $mpi, $nodes nodes x $ppn units, links shaped to $rate ($cpu)"
-        LD_PRELOAD="$pre" "$build/bin/shoalrun" --nodes "$nodes" -n "$np" "$build/bench/bench_coll" \
+        "$build/bin/shoalrun" --nodes "$nodes" -n "$np" "$build/bench/bench_coll" \
             --only "$only" --max-size "$max_size" --csv "$out/$name.csv" | tee "$out/$name.txt"
     done
     "$cluster" down >/dev/null

@@ -111,6 +111,18 @@ prefix)
     for f in shoalrun shoalcc shoal-info oshrun oshcc oshc++ shoal-shmem-info; do
         [ -x "$WORK/prefix/$bindir_rel/$f" ] || fail "$bindir_rel/$f is not executable"
     done
+    if [ "$SHOAL_MPI" = mpich ]; then # shoalrun's LD_PRELOAD shims (tools/preload)
+        for f in libshoal-mpich-yield.so libshoal-ucx-no-disconnect.so; do
+            [ -r "$WORK/prefix/$libdir_rel/shoal/$f" ] || fail "installed tree lacks $libdir_rel/shoal/$f"
+        done
+        # The installed shoalrun finds them beside itself, not in the build tree.
+        out="$(SHOALRUN_MPICH_YIELD=1 timeout 60 "$WORK/prefix/$bindir_rel/shoalrun" -n 1 \
+            sh -c 'echo "pre[$LD_PRELOAD]"')" || fail "the installed shoalrun failed"
+        echo "$out"
+        pre="$(sed -n 's/^pre\[\(.*\)\]$/\1/p' <<<"$out")"
+        [ -r "$pre" ] && [ "$(readlink -f "$pre")" = "$(readlink -f "$WORK/prefix/$libdir_rel/shoal/libshoal-mpich-yield.so")" ] ||
+            fail "the installed shoalrun preloads '$pre', not its own libshoal-mpich-yield.so"
+    fi
     # Nothing installed may point back into the build or source tree.
     if grep -rIl -e "$SHOAL_BUILD_DIR" -e "$SHOAL_SOURCE_DIR" "$WORK/prefix" >"$WORK/leaks.txt"; then
         cat "$WORK/leaks.txt"
@@ -240,6 +252,27 @@ shoalrun)
     [ "$(grep -c '^hi$' <<<"$out")" = $((cores + 2)) ] || fail "oversubscribed run lost processes"
     if timeout 60 "$run" -n 2 sh -c 'exit 3' >/dev/null 2>&1; then
         fail "a failing program's exit status was lost"
+    fi
+    # MPICH: the yield shim is preloaded with more units than CPUs (auto), never with fewer
+    # unless asked, and a bad setting is refused (docs/design.md, "MPICH polling").
+    shim_count() { # shim_count N [VAR=value...]: processes of an N-unit run that got the shim
+        local n="$1"
+        shift
+        env -u SHOALRUN_MPICH_YIELD "$@" timeout 60 "$run" -n "$n" sh -c 'echo "pre[$LD_PRELOAD]"' |
+            grep -c '^pre\[.*libshoal-mpich-yield\.so\]$'
+    }
+    if [ "$SHOAL_MPI" = mpich ]; then
+        [ "$(shim_count $((cores + 1)))" = $((cores + 1)) ] ||
+            fail "an oversubscribed MPICH run did not preload libshoal-mpich-yield.so"
+        [ "$(shim_count 1)" = 0 ] || fail "a 1-unit MPICH run preloaded the yield shim"
+        [ "$(shim_count 1 SHOALRUN_MPICH_YIELD=1)" = 1 ] || fail "SHOALRUN_MPICH_YIELD=1 was ignored"
+        [ "$(shim_count $((cores + 1)) SHOALRUN_MPICH_YIELD=0)" = 0 ] ||
+            fail "SHOALRUN_MPICH_YIELD=0 was ignored"
+        if SHOALRUN_MPICH_YIELD=maybe "$run" -n 1 true 2>/dev/null; then
+            fail "SHOALRUN_MPICH_YIELD=maybe was accepted"
+        fi
+    else
+        [ "$(shim_count $((cores + 1)))" = 0 ] || fail "Open MPI runs got the MPICH shim"
     fi
     ;;
 

@@ -8,7 +8,8 @@
  * the PMI read; the UCX issue openucx/ucx#8738 describes the same). With this shim the close is
  * reported complete at once; the endpoints go with the worker and the process. Every MPI
  * operation has completed by then (MPI_Finalize is collective; shoal_finalize ends in a
- * barrier), so nothing in flight is lost. Used by the multinode tests on MPICH only. */
+ * barrier), so nothing in flight is lost. shoalrun --nodes preloads it on MPICH (and so do the
+ * multinode tests, through shoalrun). */
 #include <stddef.h>
 
 void *ucp_disconnect_nb(void *ep);
