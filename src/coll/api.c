@@ -92,6 +92,17 @@ shoal_err_t shoal_coll_last_algorithm(shoal_team_t team, const char **name) {
 
 shoal_err_t shoal_team_barrier(shoal_team_t team) {
     SHOAL_ENTER("shoal_team_barrier");
+    /* Fast path: the team's last selection still holds and its arguments are ready (with
+     * SHOAL_CHECK_COLLECTIVES the agreement below must run). */
+    team_t *t = NULL;
+    SHOAL_TRY(shoal__team_get(team, &t));
+    const coll_algo_t *algo = shoal__rt.check_collectives ? NULL : coll_barrier_cached(t->coll);
+    if (algo) {
+        SHOAL_TRY(shoal__segments_flush(-1));
+        t->coll->seq++;
+        t->coll->last_algo = algo->name;
+        return algo->run(&t->coll->barrier_args);
+    }
     coll_args_t a;
     SHOAL_TRY(begin(COLL_BARRIER, team, &a));
     SHOAL_TRY(AGREE(&a, SHOAL_OK, COLL_BARRIER));

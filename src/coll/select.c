@@ -461,6 +461,13 @@ uint64_t coll_select_hash(void) {
     return mix(h, shoal__rt.coll_scratch);
 }
 
+const coll_algo_t *coll_barrier_cached(const coll_team_t *ct) {
+    if (!ct->barrier_algo || ct->barrier_gen != rules_gen || shoal__rt.coll_verbose) return NULL;
+    const coll_args_t *a = &ct->barrier_args;
+    return ct->barrier_p == a->team->size && ct->barrier_nnodes == ct->nnodes ? ct->barrier_algo
+                                                                              : NULL;
+}
+
 shoal_err_t coll_select(coll_args_t *a, const coll_algo_t **out) {
     coll_team_t *ct = a->ct;
     /* A barrier's choice depends on the rules and the team only: the latency-bound call skips
@@ -484,6 +491,7 @@ shoal_err_t coll_select(coll_args_t *a, const coll_algo_t **out) {
         ct->barrier_gen = rules_gen;
         ct->barrier_p = a->p;
         ct->barrier_nnodes = ct->nnodes;
+        ct->barrier_args = *a;
     }
     if (found) return SHOAL_OK;
     return shoal__fail(SHOAL_ERR_UNSUPPORTED, "no %s algorithm applies (team of %d, %zu bytes)",

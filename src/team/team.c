@@ -44,7 +44,7 @@ static shoal_err_t run_create_hooks(team_t *t) {
     return SHOAL_OK;
 }
 
-shoal_err_t shoal__team_get(shoal_team_t id, team_t **team) {
+shoal_err_t shoal__team_get_slow(shoal_team_t id, team_t **team) {
     team_t *t = team_table_find(id);
     if (!t) {
         if (id == SHOAL_TEAM_NULL)

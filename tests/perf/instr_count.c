@@ -50,6 +50,11 @@ int main(int argc, char **argv) {
     MEASURE("shmem_get8", shmem_long_get((long *)&out, sym_word, 1, 0));
     MEASURE("shmem_fetch_add", old = shmem_long_atomic_fetch_add(sym_word, 1, 0));
     MEASURE("shmem_put8_quiet", (shmem_long_p(sym_word, 1, 0), shmem_quiet()));
+    /* At one unit a barrier waits for nobody: what is left is its entry (lookup, selection,
+     * flush check), which every barrier pays whatever the team size. */
+    MEASURE("shoal_barrier", shoal_barrier(SHOAL_TEAM_ALL));
+    MEASURE("shoal_team_barrier", shoal_team_barrier(SHOAL_TEAM_ALL));
+    MEASURE("shmem_barrier_all", shmem_barrier_all());
     shoal_team_memfree(g);
     shmem_finalize();
     return 0;
