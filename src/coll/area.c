@@ -48,6 +48,7 @@ static void free_coll_team(coll_team_t *ct) {
     if (!ct) return;
     free(ct->expected);
     free(ct->eager_done);
+    free(ct->ring_done);
     free(ct->xchg_done);
     free(ct->node_of);
     free(ct->by_node);
@@ -66,12 +67,14 @@ shoal_err_t shoal__coll_team_init(team_t *t) {
         ct->nwords = COLL_NWORDS(t->size);
         ct->expected = calloc((size_t)ct->nwords, sizeof *ct->expected);
         ct->eager_done = calloc(p, sizeof *ct->eager_done);
+        ct->ring_done = calloc(p, sizeof *ct->ring_done);
         ct->xchg_done = calloc(p, sizeof *ct->xchg_done);
         ct->node_of = malloc(p * sizeof *ct->node_of);
         ct->by_node = malloc(p * sizeof *ct->by_node);
         ct->node_start = malloc((p + 1) * sizeof *ct->node_start);
-        ok = ct->expected != NULL && ct->eager_done != NULL && ct->xchg_done != NULL &&
-             ct->node_of != NULL && ct->by_node != NULL && ct->node_start != NULL;
+        ok = ct->expected != NULL && ct->eager_done != NULL && ct->ring_done != NULL &&
+             ct->xchg_done != NULL && ct->node_of != NULL && ct->by_node != NULL &&
+             ct->node_start != NULL;
     }
     int rc = MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, t->comm);
     if (rc == MPI_SUCCESS && all_ok) /* every member has room: where does each one live? */
@@ -89,7 +92,10 @@ shoal_err_t shoal__coll_team_init(team_t *t) {
     /* Sized from the team size now, once: signal words for p members, then the scratch. */
     ct->sig_bytes = ((size_t)ct->nwords * 8 + PAGE - 1) / PAGE * PAGE;
     ct->scratch_bytes = shoal__rt.coll_scratch;
-    size_t bytes = ct->sig_bytes + ct->scratch_bytes + COLL_EAGER_SLOTS * COLL_EAGER_SLOT_STRIDE;
+    ct->ring_off = (ct->sig_bytes + ct->scratch_bytes + COLL_EAGER_LINE - 1) / COLL_EAGER_LINE *
+                   COLL_EAGER_LINE; /* the ring's lines are cache lines */
+    ct->slots_off = ct->ring_off + COLL_EAGER_LINES * COLL_EAGER_LINE;
+    size_t bytes = ct->slots_off + COLL_EAGER_SLOTS * COLL_EAGER_SLOT_STRIDE;
     if (t->size <= COLL_XCHG_UNITS) {
         ct->xchg_off = bytes;
         bytes += COLL_EAGER_SLOTS * (size_t)t->size * COLL_XCHG_CELL;

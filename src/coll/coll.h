@@ -41,68 +41,7 @@ typedef enum {
 /* Which buffer of a member an operation addresses. */
 typedef enum { BUF_DEST = 0, BUF_SRC = 1, BUF_SCRATCH = 2 } coll_buf_t;
 
-typedef struct coll_team {
-    segment_t *seg;       /* signal words + scratch, one part per member */
-    size_t sig_bytes;     /* bytes of signal words at the start of each part */
-    size_t scratch_bytes; /* scratch bytes after them */
-    uint64_t seq;         /* collectives called on this team so far */
-    uint64_t eager_seq;   /* eager broadcasts called on this team so far */
-    uint64_t *eager_done; /* [p] each member's W_EAGER_DONE as last read (only ever grows) */
-    uint64_t xchg_seq;    /* eager exchanges called on this team so far */
-    uint64_t *xchg_done;  /* [p] each member's W_XCHG_DONE as last read */
-    size_t xchg_off;      /* where the exchange slots start in a member's part (0: none) */
-    char *local_buf;      /* private staging kept between calls (linear reduce/scan), or NULL */
-    size_t local_bytes;
-    uint64_t *expected; /* [nwords] signals consumed per word */
-    int32_t nwords;
-    const char *last_algo; /* name of the algorithm the last call ran */
-    /* Where the members live, for the node-aware algorithms (one allgather at team creation):
-     * nodes are numbered by first appearance in team order; by_node lists the members node by
-     * node, ascending within a node, so a node's first member (its leader) comes first. */
-    int32_t nnodes;
-    int32_t node_max;    /* members of the most populous node */
-    int32_t *node_of;    /* [p] node of each member */
-    int32_t *by_node;    /* [p] members grouped by node */
-    int32_t *node_start; /* [nnodes + 1] where each node's group starts in by_node */
-    uint64_t flag_seq;   /* flag barriers called on this team so far */
-    /* The barrier's last selection (select.c): a barrier has no size, so its choice changes only
-     * when the rules do (generation) or the team's shape does (never, but checked). */
-    const struct coll_algo *barrier_algo;
-    int barrier_radix;
-    size_t barrier_segsize;
-    uint64_t barrier_gen;
-    int32_t barrier_p, barrier_nnodes;
-} coll_team_t;
-
-/* Signal words of a team of p members. */
-#define W_READY(rel)               (rel)           /* READY from member rel */
-#define W_DATA(rel, p)             ((p) + (rel))   /* data (or DONE) from member rel */
-#define W_ROUND(r, p)              (2 * (p) + (r)) /* round r of a round-based algorithm */
-#define COLL_ROUNDS                63
-#define W_SIZES(p)                 (2 * (p) + COLL_ROUNDS) /* collect: a member's size arrived */
-#define SIZES_WORD(parity, rel, p) (2 * (p) + 64 + (parity) * (p) + (rel)) /* size slots */
-#define W_EAGER_DONE(p)            (4 * (p) + 64) /* eager calls this member has finished */
-#define W_XCHG_DONE(p)             (4 * (p) + 65) /* eager exchanges this member has finished */
-/* Flag words (the "flags" barrier): round r's flag of a member, written by that member only (the
- * number of flag barriers it has reached round r of), read by the member it releases. One cache
- * line each, so that each has one reader. */
-#define COLL_FLAG_ROUNDS 32
-#define W_FLAG(r, p)     (((4 * (p) + 66) + 7) / 8 * 8 + 8 * (r))
-#define COLL_NWORDS(p)   W_FLAG(COLL_FLAG_ROUNDS, p)
-
-/* Eager broadcast: COLL_EAGER_SLOTS slots per member after the scratch, used round robin by
- * eager call number. A slot is an 8-byte flag (the call number + 1, stored after the data) and
- * then up to COLL_EAGER_SLOT bytes of data, so a small message and its flag share a cache line. */
-#define COLL_EAGER_SLOTS       4
-#define COLL_EAGER_SLOT        ((size_t)4096)
-#define COLL_EAGER_SLOT_STRIDE (COLL_EAGER_SLOT + 64)
-
-/* Eager exchange (eager.c: small fcollect, alltoall, reduce, scan): COLL_EAGER_SLOTS slots per
- * member after the broadcast's, each with one cell per member of the team: an 8-byte flag, then
- * up to COLL_XCHG_MAX bytes. Only teams of up to COLL_XCHG_UNITS have them. */
-#define COLL_XCHG_CELL  ((size_t)1088) /* 1 KiB messages, plus the flag */
-#define COLL_XCHG_MAX   (COLL_XCHG_CELL - 8)
-#define COLL_XCHG_UNITS 16
+typedef struct coll_team coll_team_t;
 
 typedef struct coll_args {
     coll_kind_t kind;
@@ -133,6 +72,84 @@ typedef struct coll_args {
     uint64_t xchg_e;
     int xchg_open, xchg_blocks;
 } coll_args_t;
+
+struct coll_team {
+    segment_t *seg;       /* signal words + scratch, one part per member */
+    size_t sig_bytes;     /* bytes of signal words at the start of each part */
+    size_t scratch_bytes; /* scratch bytes after them */
+    uint64_t seq;         /* collectives called on this team so far */
+    uint64_t eager_seq;   /* eager broadcasts through the slots on this team so far */
+    uint64_t ring_seq;    /* eager broadcasts through the ring so far */
+    uint64_t ring_pos;    /* ring lines those have used so far */
+    size_t ring_off;      /* where the eager broadcast's ring starts in a member's part */
+    size_t slots_off;     /* and its slots (after the ring) */
+    uint64_t *eager_done; /* [p] each member's W_EAGER_DONE as last read (only ever grows) */
+    uint64_t *ring_done;  /* [p] each member's W_RING_DONE as last read */
+    uint64_t xchg_seq;    /* eager exchanges called on this team so far */
+    uint64_t *xchg_done;  /* [p] each member's W_XCHG_DONE as last read */
+    size_t xchg_off;      /* where the exchange slots start in a member's part (0: none) */
+    char *local_buf;      /* private staging kept between calls (linear reduce/scan), or NULL */
+    size_t local_bytes;
+    uint64_t *expected; /* [nwords] signals consumed per word */
+    int32_t nwords;
+    const char *last_algo; /* name of the algorithm the last call ran */
+    /* Where the members live, for the node-aware algorithms (one allgather at team creation):
+     * nodes are numbered by first appearance in team order; by_node lists the members node by
+     * node, ascending within a node, so a node's first member (its leader) comes first. */
+    int32_t nnodes;
+    int32_t node_max;    /* members of the most populous node */
+    int32_t *node_of;    /* [p] node of each member */
+    int32_t *by_node;    /* [p] members grouped by node */
+    int32_t *node_start; /* [nnodes + 1] where each node's group starts in by_node */
+    uint64_t flag_seq;   /* flag barriers called on this team so far */
+    /* The barrier's last selection (select.c): a barrier has no size, so its choice changes only
+     * when the rules do (generation) or the team's shape does (never, but checked). */
+    const struct coll_algo *barrier_algo;
+    int barrier_radix;
+    size_t barrier_segsize;
+    uint64_t barrier_gen;
+    int32_t barrier_p, barrier_nnodes;
+    /* The arguments of that selection, ready to run (a barrier's are the same every call; no
+     * barrier algorithm writes to them): shoal_team_barrier's fast path skips building them. */
+    coll_args_t barrier_args;
+};
+
+/* Signal words of a team of p members. */
+#define W_READY(rel)               (rel)           /* READY from member rel */
+#define W_DATA(rel, p)             ((p) + (rel))   /* data (or DONE) from member rel */
+#define W_ROUND(r, p)              (2 * (p) + (r)) /* round r of a round-based algorithm */
+#define COLL_ROUNDS                63
+#define W_SIZES(p)                 (2 * (p) + COLL_ROUNDS) /* collect: a member's size arrived */
+#define SIZES_WORD(parity, rel, p) (2 * (p) + 64 + (parity) * (p) + (rel)) /* size slots */
+#define W_EAGER_DONE(p)            (4 * (p) + 64) /* eager slot broadcasts this member finished */
+#define W_XCHG_DONE(p)             (4 * (p) + 65) /* eager exchanges this member has finished */
+#define W_RING_DONE(p)             (4 * (p) + 66) /* eager ring lines this member is done with */
+/* Flag words (the "flags" barrier): round r's flag of a member, written by that member only (the
+ * number of flag barriers it has reached round r of), read by the member it releases. One cache
+ * line each, so that each has one reader. */
+#define COLL_FLAG_ROUNDS 32
+#define W_FLAG(r, p)     (((4 * (p) + 67) + 7) / 8 * 8 + 8 * (r))
+#define COLL_NWORDS(p)   W_FLAG(COLL_FLAG_ROUNDS, p)
+
+/* Eager broadcast (algo_bcast.c), two regions per member after the scratch: a ring of
+ * COLL_EAGER_LINES cache lines for messages of up to COLL_EAGER_RING_MAX bytes (each line an
+ * 8-byte header and COLL_EAGER_LINE_DATA bytes of message; a message takes consecutive lines),
+ * then COLL_EAGER_SLOTS slots for larger ones up to COLL_EAGER_SLOT bytes (an 8-byte flag, then
+ * the message). */
+#define COLL_EAGER_LINE        ((size_t)64)
+#define COLL_EAGER_LINE_DATA   (COLL_EAGER_LINE - 8)
+#define COLL_EAGER_LINES       128
+#define COLL_EAGER_RING_MAX    ((size_t)512)
+#define COLL_EAGER_SLOTS       4
+#define COLL_EAGER_SLOT        ((size_t)4096)
+#define COLL_EAGER_SLOT_STRIDE (COLL_EAGER_SLOT + 64)
+
+/* Eager exchange (eager.c: small fcollect, alltoall, reduce, scan): COLL_EAGER_SLOTS slots per
+ * member after the broadcast's, each with one cell per member of the team: an 8-byte flag, then
+ * up to COLL_XCHG_MAX bytes. Only teams of up to COLL_XCHG_UNITS have them. */
+#define COLL_XCHG_CELL  ((size_t)1088) /* 1 KiB messages, plus the flag */
+#define COLL_XCHG_MAX   (COLL_XCHG_CELL - 8)
+#define COLL_XCHG_UNITS 16
 
 /* Applicability flags. */
 #define NEEDS_POW2           0x1u  /* team size a power of two */
@@ -165,6 +182,9 @@ const coll_algo_t *coll_find_algo(coll_kind_t kind, const char *name);
 const char *coll_not_applicable(const coll_algo_t *algo, const coll_args_t *a, int radix);
 /* Picks the algorithm and its parameters for a (radix, segsize written into a). */
 shoal_err_t coll_select(coll_args_t *a, const coll_algo_t **algo);
+/* The team's cached barrier selection, if the rules and the team have not changed since (its
+ * arguments in ct->barrier_args), else NULL. */
+const coll_algo_t *coll_barrier_cached(const coll_team_t *ct);
 /* Parses SHOAL_COLL_* and SHOAL_COLL_TUNING (init) and drops them (finalize). */
 shoal_err_t coll_select_init(void);
 void coll_select_finalize(void);

@@ -359,9 +359,11 @@ int sim_record(const sim_case_t *c, sim_schedule_t *s, size_t max_events, char *
     MPI_Aint *win_disp = calloc((size_t)p, sizeof *win_disp);
     size_t *sizes = calloc((size_t)p, sizeof *sizes), *offsets = calloc((size_t)p, sizeof *offsets);
     uint64_t *eager_done = calloc((size_t)p, sizeof *eager_done);
+    uint64_t *ring_done = calloc((size_t)p, sizeof *ring_done);
     uint64_t *xchg_done = calloc((size_t)p, sizeof *xchg_done);
     int rc = 0;
-    if (!s->start || !direct || !win_disp || !sizes || !offsets || !eager_done || !xchg_done) {
+    if (!s->start || !direct || !win_disp || !sizes || !offsets || !eager_done || !ring_done ||
+        !xchg_done) {
         snprintf(why, whylen, "out of memory");
         rc = -1;
     }
@@ -383,10 +385,13 @@ int sim_record(const sim_case_t *c, sim_schedule_t *s, size_t max_events, char *
         sim_ct.nwords = COLL_NWORDS(p);
         sim_ct.sig_bytes = ((size_t)sim_ct.nwords * 8 + 4095) / 4096 * 4096;
         sim_ct.scratch_bytes = 256 * 1024;
-        sim_ct.xchg_off = p <= COLL_XCHG_UNITS ? sim_ct.sig_bytes + sim_ct.scratch_bytes +
-                                                     COLL_EAGER_SLOTS * COLL_EAGER_SLOT_STRIDE
-                                               : 0;
+        /* The eager broadcast's ring and slots, then the exchange's cells, as area.c lays them */
+        sim_ct.ring_off = sim_ct.sig_bytes + sim_ct.scratch_bytes;
+        sim_ct.slots_off = sim_ct.ring_off + COLL_EAGER_LINES * COLL_EAGER_LINE;
+        sim_ct.xchg_off =
+            p <= COLL_XCHG_UNITS ? sim_ct.slots_off + COLL_EAGER_SLOTS * COLL_EAGER_SLOT_STRIDE : 0;
         sim_ct.eager_done = eager_done;
+        sim_ct.ring_done = ring_done;
         sim_ct.xchg_done = xchg_done;
         if (sim_node_map(c)) {
             snprintf(why, whylen, "out of memory");
@@ -436,6 +441,7 @@ int sim_record(const sim_case_t *c, sim_schedule_t *s, size_t max_events, char *
     free(sizes);
     free(offsets);
     free(eager_done);
+    free(ring_done);
     free(xchg_done);
     if (rc) sim_schedule_free(s);
     return rc;
