@@ -27,10 +27,10 @@
 
 #include <shmem.h>
 
-static int t_me, t_np = 1; /* my PE and the number of PEs */
+static int t_me, t_np = 1;  /* my PE and the number of PEs */
 static int t_one_host_ = 1; /* every PE runs on my host (test_start compares host names) */
-static long t_failures;    /* failed checks on this PE */
-static long *t_slots_;     /* symmetric: PE 0 gathers the failure counts here */
+static long t_failures;     /* failed checks on this PE */
+static long *t_slots_;      /* symmetric: PE 0 gathers the failure counts here */
 
 #define CHECK(cond, ...) test_check_((cond) ? 1 : 0, __FILE__, __LINE__, __VA_ARGS__)
 #define REQUIRE(cond, ...)                                                                         \
