@@ -105,10 +105,8 @@ struct coll_team {
     /* The barrier's last selection (select.c): a barrier has no size, so its choice changes only
      * when the rules do (generation) or the team's shape does (never, but checked). */
     const struct coll_algo *barrier_algo;
-    int barrier_radix;
-    size_t barrier_segsize;
     uint64_t barrier_gen;
-    int32_t barrier_p, barrier_nnodes;
+    int32_t barrier_nnodes;
     /* The arguments of that selection, ready to run (a barrier's are the same every call; no
      * barrier algorithm writes to them): shoal_team_barrier's fast path skips building them. */
     coll_args_t barrier_args;

@@ -464,8 +464,7 @@ uint64_t coll_select_hash(void) {
 const coll_algo_t *coll_barrier_cached(const coll_team_t *ct) {
     if (!ct->barrier_algo || ct->barrier_gen != rules_gen || shoal__rt.coll_verbose) return NULL;
     const coll_args_t *a = &ct->barrier_args;
-    return ct->barrier_p == a->team->size && ct->barrier_nnodes == ct->nnodes ? ct->barrier_algo
-                                                                              : NULL;
+    return a->p == a->team->size && ct->barrier_nnodes == ct->nnodes ? ct->barrier_algo : NULL;
 }
 
 shoal_err_t coll_select(coll_args_t *a, const coll_algo_t **out) {
@@ -474,11 +473,9 @@ shoal_err_t coll_select(coll_args_t *a, const coll_algo_t **out) {
      * the rule scan (230 of its 384 instructions). Not in verbose mode, which names each call's
      * choice. */
     int cacheable = a->kind == COLL_BARRIER && !shoal__rt.coll_verbose;
-    if (cacheable && ct->barrier_algo && ct->barrier_gen == rules_gen && ct->barrier_p == a->p &&
-        ct->barrier_nnodes == ct->nnodes) {
-        a->radix = ct->barrier_radix;
-        a->segsize = ct->barrier_segsize;
-        *out = ct->barrier_algo;
+    if (cacheable && (*out = coll_barrier_cached(ct)) != NULL) {
+        a->radix = ct->barrier_args.radix;
+        a->segsize = ct->barrier_args.segsize;
         return SHOAL_OK;
     }
     int found = 0;
@@ -486,12 +483,9 @@ shoal_err_t coll_select(coll_args_t *a, const coll_algo_t **out) {
     if (!found) SHOAL_TRY(pick(&table, a, out, &found));
     if (found && cacheable) {
         ct->barrier_algo = *out;
-        ct->barrier_radix = a->radix;
-        ct->barrier_segsize = a->segsize;
         ct->barrier_gen = rules_gen;
-        ct->barrier_p = a->p;
         ct->barrier_nnodes = ct->nnodes;
-        ct->barrier_args = *a;
+        ct->barrier_args = *a; /* radix and segsize chosen, p and the team: all it depends on */
     }
     if (found) return SHOAL_OK;
     return shoal__fail(SHOAL_ERR_UNSUPPORTED, "no %s algorithm applies (team of %d, %zu bytes)",
