@@ -568,11 +568,12 @@ long shmem_swap(long *dest, long value, int pe);
 }
 #endif
 
-/* ---- C11 type-generic interfaces --------------------------------------------------------------
+/* ---- Type-generic interfaces: C11 _Generic selections, or C++ overloads ----------------------
  */
 /* (Not inside libshoal itself, which defines functions whose names the generic macros take.) */
-#if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L &&           \
-    !defined(SHOAL_BUILDING_SHMEM)
+#if defined(__cplusplus) && __cplusplus >= 201103L
+#include "shmem_generic_cxx.h"
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(SHOAL_BUILDING_SHMEM)
 #include "shmem_generic.h"
 #endif
 

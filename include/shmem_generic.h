@@ -1,5 +1,6 @@
 /* OpenSHMEM 1.5's C11 type-generic interfaces on Shoal. shmem.h includes this file at its end when
- * it is compiled as C11 or later (not as C++); include shmem.h, not this file.
+ * it is compiled as C11 or later; C++ gets the same routines as overloads (shmem_generic_cxx.h).
+ * Include shmem.h, not this file.
  *
  * Every generic routine of the specification is here, as a macro over the typed routines shmem.h
  * declares:
@@ -19,11 +20,11 @@
  * A call selects its typed routine by the type of the object its symmetric pointer points to (dest,
  * or source for shmem_g, shmem_atomic_fetch and shmem_atomic_fetch_nbi, or ivar/ivars); const and
  * volatile on that object are ignored for the choice. The accepted types are those of the
- * specification's table for the routine. Each table is written below in the distinct basic C types
- * it covers: int32_t, size_t, ptrdiff_t and the other typedefs name one of those types, so they
- * select the same routine (a _Generic cannot list a type twice). Where a table names a fixed-width
- * type with no basic type beside it (int32_t and int64_t for the bitwise atomics, int8_t to int64_t
- * for the bitwise reductions), the typedef itself is listed.
+ * specification's table for the routine. Each table is written (shmem_generic_types.h) in the
+ * distinct basic C types it covers: int32_t, size_t, ptrdiff_t and the other typedefs name one of
+ * those types, so they select the same routine (a _Generic cannot list a type twice). Where a table
+ * names a fixed-width type with no basic type beside it (int32_t and int64_t for the bitwise
+ * atomics, int8_t to int64_t for the bitwise reductions), the typedef itself is listed.
  *
  * A type outside the routine's table does not compile: "static assertion failed: "shmem_put: the
  * pointed-to type is not in the OpenSHMEM type table of shmem_put"". A wrong number of arguments
@@ -42,86 +43,7 @@
 
 #include "shmem.h"
 
-/* ---- Type tables in basic types ---------------------------------------------------------------
- * LIST(X, P, S) calls X(TYPE, TYPENAME, P, S) for each row; P and S are passed on (the prefix and
- * suffix of the typed routine's name: shmem_ + int + _put). */
-#define SHMEM__G_RMA(X, P, S)                                                                      \
-    X(float, float, P, S)                                                                          \
-    X(double, double, P, S)                                                                        \
-    X(long double, longdouble, P, S)                                                               \
-    X(char, char, P, S)                                                                            \
-    X(signed char, schar, P, S)                                                                    \
-    X(short, short, P, S)                                                                          \
-    X(int, int, P, S)                                                                              \
-    X(long, long, P, S)                                                                            \
-    X(long long, longlong, P, S)                                                                   \
-    X(unsigned char, uchar, P, S)                                                                  \
-    X(unsigned short, ushort, P, S)                                                                \
-    X(unsigned int, uint, P, S)                                                                    \
-    X(unsigned long, ulong, P, S)                                                                  \
-    X(unsigned long long, ulonglong, P, S)
-
-#define SHMEM__G_AMO_STANDARD(X, P, S)                                                             \
-    X(int, int, P, S)                                                                              \
-    X(long, long, P, S)                                                                            \
-    X(long long, longlong, P, S)                                                                   \
-    X(unsigned int, uint, P, S)                                                                    \
-    X(unsigned long, ulong, P, S)                                                                  \
-    X(unsigned long long, ulonglong, P, S)
-
-#define SHMEM__G_AMO_EXTENDED(X, P, S)                                                             \
-    X(float, float, P, S)                                                                          \
-    X(double, double, P, S)                                                                        \
-    SHMEM__G_AMO_STANDARD(X, P, S)
-
-#define SHMEM__G_AMO_BITWISE(X, P, S)                                                              \
-    X(unsigned int, uint, P, S)                                                                    \
-    X(unsigned long, ulong, P, S)                                                                  \
-    X(unsigned long long, ulonglong, P, S)                                                         \
-    X(int32_t, int32, P, S)                                                                        \
-    X(int64_t, int64, P, S)
-
-#define SHMEM__G_P2P(X, P, S)                                                                      \
-    X(short, short, P, S)                                                                          \
-    X(int, int, P, S)                                                                              \
-    X(long, long, P, S)                                                                            \
-    X(long long, longlong, P, S)                                                                   \
-    X(unsigned short, ushort, P, S)                                                                \
-    X(unsigned int, uint, P, S)                                                                    \
-    X(unsigned long, ulong, P, S)                                                                  \
-    X(unsigned long long, ulonglong, P, S)
-
-#define SHMEM__G_REDUCE_BITWISE(X, P, S)                                                           \
-    X(unsigned char, uchar, P, S)                                                                  \
-    X(unsigned short, ushort, P, S)                                                                \
-    X(unsigned int, uint, P, S)                                                                    \
-    X(unsigned long, ulong, P, S)                                                                  \
-    X(unsigned long long, ulonglong, P, S)                                                         \
-    X(int8_t, int8, P, S)                                                                          \
-    X(int16_t, int16, P, S)                                                                        \
-    X(int32_t, int32, P, S)                                                                        \
-    X(int64_t, int64, P, S)
-
-#define SHMEM__G_REDUCE_MINMAX(X, P, S)                                                            \
-    X(char, char, P, S)                                                                            \
-    X(signed char, schar, P, S)                                                                    \
-    X(short, short, P, S)                                                                          \
-    X(int, int, P, S)                                                                              \
-    X(long, long, P, S)                                                                            \
-    X(long long, longlong, P, S)                                                                   \
-    X(unsigned char, uchar, P, S)                                                                  \
-    X(unsigned short, ushort, P, S)                                                                \
-    X(unsigned int, uint, P, S)                                                                    \
-    X(unsigned long, ulong, P, S)                                                                  \
-    X(unsigned long long, ulonglong, P, S)                                                         \
-    X(float, float, P, S)                                                                          \
-    X(double, double, P, S)                                                                        \
-    X(long double, longdouble, P, S)
-
-#define SHMEM__G_REDUCE_ARITH(X, P, S)                                                             \
-    SHMEM__G_REDUCE_MINMAX(X, P, S)                                                                \
-    X(shmem_complexd_t, complexd, P, S)                                                            \
-    X(shmem_complexf_t, complexf, P, S)
+#include "shmem_generic_types.h"
 
 /* ---- Selection --------------------------------------------------------------------------------
  * SHMEM__G(LIST, P, S, NAME, ptr) is the typed routine P<TYPENAME>S for the type *ptr has, after a

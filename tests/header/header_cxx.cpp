@@ -6,8 +6,8 @@ int header_cxx_uses(void) {
     shoal_gptr_t gp = SHOAL_GPTR_NULL;
     gp = shoal_gptr_add(shoal_gptr_setunit(gp, 1), 64);
     shoal_handle_t h = SHOAL_HANDLE_NULL;
-    shoal_type_t t = SHOAL_INT64;            // one enum: the atomics' name is a type value
-    shoal_red_op_t op = SHOAL_OP_BXOR;       // and an operation value
+    shoal_type_t t = SHOAL_INT64;      // one enum: the atomics' name is a type value
+    shoal_red_op_t op = SHOAL_OP_BXOR; // and an operation value
     shoal_dtype_t dt = SHOAL_TYPE_DOUBLE;
     int major = 0;
     (void)shoal_version(&major, nullptr, nullptr);

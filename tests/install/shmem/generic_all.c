@@ -1,11 +1,18 @@
-/* Every C11 generic routine of shmem_generic.h on every type of its table (shmem.h's TYPE,
- * TYPENAME tables, typedefs included), with and without a context where the routine has both:
- * compiled with -std=c11 -pedantic -Wall -Wextra -Werror -fsyntax-only (tools.shmem_header.c11).
+/* Every generic routine on every type of its table (shmem.h's TYPE, TYPENAME tables, typedefs
+ * included), with and without a context where the routine has both: compiled with -std=c11
+ * -pedantic -Wall -Wextra -Werror -fsyntax-only (tools.shmem_header.c11: the _Generic selections of
+ * shmem_generic.h), and the same as C++11 (tools.shmem_header.cxx_generic: the overloads of
+ * shmem_generic_cxx.h).
  * A wrong selection would pass a T * to another type's routine, which -Werror refuses; the
  * routines that return a value are also checked to return T. */
 #include <shmem.h>
 
+#ifdef __cplusplus
+#include <type_traits>
+#define RETURNS(call, T) static_assert(std::is_same<decltype(call), T>::value, #call " returns " #T)
+#else
 #define RETURNS(call, T) _Static_assert(_Generic((call), T : 1, default : 0), #call " returns " #T)
+#endif
 
 #define TEST_RMA(T, N)                                                                             \
     void rma_##N(shmem_ctx_t ctx, T *d, const T *s, uint64_t *sig);                                \

@@ -1,5 +1,6 @@
-// OpenSHMEM from C++ (oshc++): shmem.h and shmemx.h (which brings shoal.h) compile as C++ and the
-// typed routines link against libshoal. The tool tests only build this program.
+// OpenSHMEM from C++ (oshc++): shmem.h and shmemx.h (which brings shoal.h) compile as C++, and the
+// typed routines and the generic overloads link against libshoal. The tool tests only build this
+// program.
 #include <cstdio>
 
 #include <shmemx.h>
@@ -13,6 +14,8 @@ int main() {
     for (int i = 0; i < 16; i++) src[i] = me + i;
     double *d = static_cast<double *>(shmem_malloc(16 * sizeof(double)));
     shmem_int_put(ints, src, 16, (me + 1) % npes);
+    shmem_put(ints, src, 16, (me + 1) % npes); // the generic overload: the same routine
+    (void)shmem_atomic_fetch_add(SHMEM_CTX_DEFAULT, ints, 1, (me + 1) % npes);
     shmem_ctx_double_p(SHMEM_CTX_DEFAULT, d, 1.5, (me + 1) % npes);
     shmem_barrier_all();
     shmem_complexd_t z = {1.0, 2.0};
