@@ -90,6 +90,15 @@ shoal_err_t shoal_coll_last_algorithm(shoal_team_t team, const char **name) {
     return SHOAL_OK;
 }
 
+/* A barrier whose selection the team keeps (coll_barrier_cached): run with the kept arguments,
+ * no argument block, no selection. */
+static shoal_err_t run_cached_barrier(team_t *t, const coll_algo_t *algo) {
+    SHOAL_TRY(shoal__segments_flush(-1));
+    t->coll->seq++;
+    t->coll->last_algo = algo->name;
+    return algo->run(&t->coll->barrier_args);
+}
+
 shoal_err_t shoal_team_barrier(shoal_team_t team) {
     SHOAL_ENTER("shoal_team_barrier");
     /* Fast path: the team's last selection still holds and its arguments are ready (with
@@ -97,19 +106,18 @@ shoal_err_t shoal_team_barrier(shoal_team_t team) {
     team_t *t = NULL;
     SHOAL_TRY(shoal__team_get(team, &t));
     const coll_algo_t *algo = shoal__rt.check_collectives ? NULL : coll_barrier_cached(t->coll);
-    if (algo) {
-        SHOAL_TRY(shoal__segments_flush(-1));
-        t->coll->seq++;
-        t->coll->last_algo = algo->name;
-        return algo->run(&t->coll->barrier_args);
-    }
+    if (algo) return run_cached_barrier(t, algo);
     coll_args_t a;
     SHOAL_TRY(begin(COLL_BARRIER, team, &a));
     SHOAL_TRY(AGREE(&a, SHOAL_OK, COLL_BARRIER));
     return run(&a);
 }
 
+/* The runtime's own barriers (fences, one-sided broadcasts) agree on nothing, so the fast path
+ * holds with SHOAL_CHECK_COLLECTIVES too: an immediate-barrier fence is this call alone. */
 shoal_err_t shoal__coll_barrier(team_t *t) {
+    const coll_algo_t *algo = coll_barrier_cached(t->coll);
+    if (algo) return run_cached_barrier(t, algo);
     coll_args_t a;
     SHOAL_TRY(begin(COLL_BARRIER, t->id, &a));
     return run(&a);

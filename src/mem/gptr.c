@@ -120,7 +120,23 @@ shoal_err_t shoal__resolve_symmetric(shoal_gptr_t gp, size_t nbytes, const char 
 
 shoal_err_t shoal__resolve_symmetric_member(shoal_gptr_t gp, size_t nbytes, const char *what,
                                             segment_t **seg) {
-    segment_t *s = NULL;
+    /* Fast path (every fence enters here): a live symmetric allocation of a team with both the
+     * pointer's unit and me, the range inside its part. Anything else takes the full checks
+     * below, which name what is wrong. */
+    segment_t *s = shoal__segtab[gp.segid];
+    if (__builtin_expect(s && s->gen == gp.flags && gp.unit < (uint32_t)shoal__rt.nunits &&
+                             (s->kind == SEG_COLLECTIVE || s->kind == SEG_ADOPTED),
+                         1)) {
+        int32_t rel = s->team->rel_of_abs[gp.unit];
+        if (rel >= 0 && s->team->rel_of_abs[shoal__rt.myid] >= 0) {
+            size_t part = shoal__segment_part_size(s, rel);
+            if (gp.offset <= part && nbytes <= part - gp.offset) {
+                *seg = s;
+                return SHOAL_OK;
+            }
+        }
+    }
+    s = NULL;
     SHOAL_TRY(shoal__resolve_symmetric(gp, nbytes, what, &s));
     if (s->team->rel_of_abs[shoal__rt.myid] < 0)
         return shoal__fail(SHOAL_ERR_TEAM, "unit %d is not a member of the allocation's team %d",

@@ -1,3 +1,4 @@
+// np: 1 2 3 4 8
 /* Active-target epochs (issue 8): shoal_epoch_fence under every design, on teams of every size.
  *
  * Model epochs. Teams: for s = np/2 .. 1 a team of s units and one of np - s, side by side (two
@@ -33,8 +34,9 @@
  * into the other team's allocation). The library prints one line per failing call on stderr:
  * that is expected.
  *
- * Epoch counts follow the run's pace (a few barriers timed at the start): the MPI path from 3
- * units oversubscribes the cores and a fence takes tens of milliseconds there.
+ * Runs at 1-4 units and at 8, where the side-by-side teams give every team size 1..8
+ * (test_fence_wide adds 9). Epoch counts follow the run's pace (a few barriers timed at the start):
+ * the MPI path from 3 units oversubscribes the cores and a fence takes tens of milliseconds there.
  * test_fence_wide.c includes this file with FENCE_WIDE set (9 units; see model_phase there).
  * TEST_FENCE_EPOCHS=N sets the epochs per design; TEST_VERBOSE=1 prints the phases' times, 2 each
  * allocation's. */

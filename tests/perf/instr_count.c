@@ -55,6 +55,12 @@ int main(int argc, char **argv) {
     MEASURE("shoal_barrier", shoal_barrier(SHOAL_TEAM_ALL));
     MEASURE("shoal_team_barrier", shoal_team_barrier(SHOAL_TEAM_ALL));
     MEASURE("shmem_barrier_all", shmem_barrier_all());
+    /* A fence on an allocation every member maps (auto: imm_barrier, its barrier alone), empty and
+     * closing one put. The first fence, which makes the allocation's fence state, comes first. */
+    shoal_handle_t h = SHOAL_HANDLE_NULL;
+    if (shoal_epoch_fence(g, 0) != SHOAL_OK) return 1;
+    MEASURE("shoal_epoch_fence", shoal_epoch_fence(g, 0));
+    MEASURE("shoal_epoch_put8_fence", (shoal_put_nb(g, &v, 8, &h), shoal_epoch_fence(g, 0)));
     shoal_team_memfree(g);
     shmem_finalize();
     return 0;
