@@ -258,6 +258,8 @@ const coll_algo_t coll_alltoall_algos[] = {
      "round r: exchange with me XOR r; barriers before and after"},
     {COLL_ALLTOALL, "color_pairwise_barrier", 0, 0, 0, 0, 0, NULL, alltoall_color_barrier,
      "round r: exchange with my partner in colour r of K_p; barriers before and after"},
+    {COLL_ALLTOALL, "native", NEEDS_MPI_COLL, 0, 0, 0, 0, NULL, coll_native,
+     "MPI_Alltoall on the team's communicator"},
 };
 const int coll_alltoall_nalgos = sizeof coll_alltoall_algos / sizeof coll_alltoall_algos[0];
 

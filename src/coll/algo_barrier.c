@@ -110,5 +110,7 @@ const coll_algo_t coll_barrier_algos[] = {
      "arrivals up a k-nomial tree to member 0, releases back down"},
     {COLL_BARRIER, "node", 0, 0, 0, 0, 0, NULL, barrier_node,
      "two-level: members to their node's leader, dissemination among the leaders, release"},
+    {COLL_BARRIER, "native", NEEDS_MPI_COLL, 0, 0, 0, 0, NULL, coll_native,
+     "MPI_Barrier on the team's communicator"},
 };
 const int coll_barrier_nalgos = sizeof coll_barrier_algos / sizeof coll_barrier_algos[0];

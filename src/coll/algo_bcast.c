@@ -317,5 +317,7 @@ const coll_algo_t coll_bcast_algos[] = {
      "binomial scatter of p chunks, then ring allgather (large messages)"},
     {COLL_BROADCAST, "node", 0, 0, 2, 8, 2, NULL, bcast_node,
      "two-level: k-nomial tree over the nodes, then inside each node (pipelined in seg= segments)"},
+    {COLL_BROADCAST, "native", NEEDS_MPI_COLL, 0, 0, 0, 0, NULL, coll_native,
+     "MPI_Bcast on the team's communicator"},
 };
 const int coll_bcast_nalgos = sizeof coll_bcast_algos / sizeof coll_bcast_algos[0];

@@ -273,6 +273,8 @@ const coll_algo_t coll_collect_algos[] = {
      "ceil(log2 p) rounds at final offsets, wrapping ranges split in two puts"},
     {COLL_COLLECT, "node", 0, 0, 0, 0, 0, NULL, collect_node,
      "two-level: blocks to the node leaders, leaders exchange their nodes' blocks, then back"},
+    {COLL_COLLECT, "native", NEEDS_MPI_COLL, 0, 0, 0, 0, NULL, coll_native,
+     "MPI_Allgatherv on the team's communicator"},
 };
 const int coll_collect_nalgos = sizeof coll_collect_algos / sizeof coll_collect_algos[0];
 
@@ -294,5 +296,7 @@ const coll_algo_t coll_fcollect_algos[] = {
      "p/2 rounds, pairs of blocks passed between alternating neighbours"},
     {COLL_FCOLLECT, "node", 0, 0, 0, 0, 0, NULL, collect_node,
      "two-level: blocks to the node leaders, leaders exchange their nodes' blocks, then back"},
+    {COLL_FCOLLECT, "native", NEEDS_MPI_COLL, 0, 0, 0, 0, NULL, coll_native,
+     "MPI_Allgather on the team's communicator"},
 };
 const int coll_fcollect_nalgos = sizeof coll_fcollect_algos / sizeof coll_fcollect_algos[0];

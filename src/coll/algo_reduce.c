@@ -362,6 +362,8 @@ const coll_algo_t coll_reduce_algos[] = {
     {COLL_REDUCE, "node", 0, 0, 0, 0, 0, scratch_node, reduce_node,
      "two-level: members reduce into their node leader, recursive doubling among the leaders, "
      "leaders put the result back"},
+    {COLL_REDUCE, "native", NEEDS_MPI_COLL, 0, 0, 0, 0, NULL, coll_native,
+     "MPI_Allreduce on the team's communicator"},
 };
 const int coll_reduce_nalgos = sizeof coll_reduce_algos / sizeof coll_reduce_algos[0];
 
@@ -373,5 +375,7 @@ const coll_algo_t coll_scan_algos[] = {
      "units)"},
     {COLL_SCAN, "recursive_doubling", 0, 0, 0, 0, 0, scratch_scan, scan_recursive_doubling,
      "Hillis-Steele: ceil(log2 p) rounds, member i sends its partial sum to i + 2^k"},
+    {COLL_SCAN, "native", NEEDS_MPI_COLL, 0, 0, 0, 0, NULL, coll_native,
+     "MPI_Scan, or MPI_Exscan, on the team's communicator"},
 };
 const int coll_scan_nalgos = sizeof coll_scan_algos / sizeof coll_scan_algos[0];

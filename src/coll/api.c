@@ -152,6 +152,49 @@ shoal_err_t shoal__broadcast_keep_root_dest(shoal_team_t team, shoal_gptr_t dest
     return broadcast(team, dest, src, nbytes, root, 1);
 }
 
+/* Sizes and offsets from the members' sizes (every member has the same v): an overflow fails
+ * every member alike. */
+static shoal_err_t set_offsets(coll_args_t *a) {
+    size_t sum = 0;
+    for (int32_t r = 0; r < a->p; r++) {
+        a->offsets[r] = sum; /* exclusive prefix sum: where member r's block goes */
+        if (a->sizes[r] > SIZE_MAX - sum) {
+            free(a->sizes);
+            free(a->offsets);
+            a->sizes = a->offsets = NULL;
+            return shoal__fail(SHOAL_ERR_INVAL, "the members' contributions add up past SIZE_MAX");
+        }
+        sum += a->sizes[r];
+    }
+    a->total = sum;
+    return SHOAL_OK;
+}
+
+/* On a team whose words go through MPI (members on other nodes, or the direct path off), one
+ * MPI_Allgather of the sizes: a network latency, where the one-sided exchange below is a round
+ * trip per signal (docs/collectives.md "Native"). */
+static shoal_err_t exchange_sizes_mpi(coll_args_t *a, size_t mine) {
+    a->sizes = malloc((size_t)a->p * sizeof *a->sizes);
+    a->offsets = malloc((size_t)a->p * sizeof *a->offsets);
+    if (!a->sizes || !a->offsets) {
+        free(a->sizes);
+        free(a->offsets);
+        a->sizes = a->offsets = NULL;
+        return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
+    }
+    uint64_t v = mine, *all = (uint64_t *)a->offsets; /* same size as size_t here */
+    _Static_assert(sizeof(size_t) == sizeof(uint64_t), "size_t is 64 bits");
+    int rc = MPI_Allgather(&v, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, a->team->comm);
+    if (rc != MPI_SUCCESS) {
+        free(a->sizes);
+        free(a->offsets);
+        a->sizes = a->offsets = NULL;
+        return shoal__mpi_fail(rc, "MPI_Allgather (collect sizes)");
+    }
+    for (int32_t r = 0; r < a->p; r++) a->sizes[r] = (size_t)all[r];
+    return set_offsets(a);
+}
+
 /* Every member's contribution to a collect, and where it goes: each member puts its size into
  * every member's slot (double-buffered by call parity: a member is never more than one collect
  * ahead of another, since finishing one needs everybody's data). */
@@ -174,8 +217,6 @@ static shoal_err_t exchange_sizes(coll_args_t *a, size_t mine) {
         free(a->offsets);
         return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
     }
-    size_t sum = 0;
-    int overflow = 0;
     for (int32_t r = 0; r < a->p; r++) {
         shoal_target_t t =
             shoal__target_at(a->ct->seg, a->me, 8 * (size_t)SIZES_WORD(parity, r, a->p));
@@ -186,18 +227,8 @@ static shoal_err_t exchange_sizes(coll_args_t *a, size_t mine) {
         else
             SHOAL_TRY(shoal__amo(&t, AMO_LOAD, SHOAL_OP_SUM, SHOAL_UINT64, NULL, NULL, &s));
         a->sizes[r] = (size_t)s;
-        a->offsets[r] = sum; /* exclusive prefix sum: where member r's block goes */
-        if ((size_t)s > SIZE_MAX - sum) overflow = 1;
-        sum += (size_t)s;
     }
-    if (overflow) { /* every member read the same sizes: all fail alike */
-        free(a->sizes);
-        free(a->offsets);
-        a->sizes = a->offsets = NULL;
-        return shoal__fail(SHOAL_ERR_INVAL, "the members' contributions add up past SIZE_MAX");
-    }
-    a->total = sum;
-    return SHOAL_OK;
+    return set_offsets(a);
 }
 
 shoal_err_t shoal_collect(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t src, size_t nbytes) {
@@ -209,7 +240,9 @@ shoal_err_t shoal_collect(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t src
                     gptr_word(src)));
     a.nbytes = nbytes;
     SHOAL_TRY(shoal__segments_flush(-1));
-    if (coll_eager_collect_possible(&a)) {
+    if (!a.ct->seg->atomics_direct) {
+        SHOAL_TRY(exchange_sizes_mpi(&a, nbytes));
+    } else if (coll_eager_collect_possible(&a)) {
         a.sizes = malloc((size_t)a.p * sizeof *a.sizes);
         a.offsets = malloc((size_t)a.p * sizeof *a.offsets);
         shoal_err_t err = !a.sizes || !a.offsets

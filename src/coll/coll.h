@@ -1,6 +1,7 @@
 /* The collectives framework. Every algorithm is a coll_algo_t: a name, its applicability as data
  * (read by the selector and by the tests), and a run function built only from Shoal's own
- * point-to-point operations through the helpers below.
+ * point-to-point operations through the helpers below (the one exception, "native", runs the MPI
+ * library's own collective: native.c says why).
  *
  * Synchronisation: each team owns a coll area (one internal segment): signal words, then a data
  * scratch of SHOAL_COLL_SCRATCH bytes. Signal words are counters that senders only ever add 1
@@ -112,6 +113,11 @@ struct coll_team {
     coll_args_t barrier_args;
 };
 
+/* The "native" algorithm of every collective (native.c): the MPI library's own collective on the
+ * team's communicator. Why it cannot run a call (NULL: it can); the simulator has its own. */
+const char *coll_native_not_applicable(const coll_args_t *a);
+shoal_err_t coll_native(coll_args_t *a);
+
 /* Signal words of a team of p members. */
 #define W_READY(rel)               (rel)           /* READY from member rel */
 #define W_DATA(rel, p)             ((p) + (rel))   /* data (or DONE) from member rel */
@@ -150,14 +156,15 @@ struct coll_team {
 #define COLL_XCHG_UNITS 16
 
 /* Applicability flags. */
-#define NEEDS_POW2           0x1u  /* team size a power of two */
-#define NEEDS_EVEN           0x2u  /* team size even */
-#define NEEDS_COUNT_GE_UNITS 0x4u  /* reductions: count >= team size */
-#define NEEDS_NO_INPLACE     0x8u  /* dest and src must differ */
-#define NEEDS_EAGER_SIZE     0x10u /* message fits an eager slot (COLL_EAGER_SLOT) */
-#define NEEDS_XCHG           0x20u /* per-member message fits an exchange cell, team has slots */
-#define NEEDS_XCHG_BLOCKS    0x40u /* collect: every block came with the sizes (xchg_blocks) */
-#define NEEDS_CPU_WORDS      0x80u /* the team's words are CPU atomics (all on node, direct) */
+#define NEEDS_POW2           0x1u   /* team size a power of two */
+#define NEEDS_EVEN           0x2u   /* team size even */
+#define NEEDS_COUNT_GE_UNITS 0x4u   /* reductions: count >= team size */
+#define NEEDS_NO_INPLACE     0x8u   /* dest and src must differ */
+#define NEEDS_EAGER_SIZE     0x10u  /* message fits an eager slot (COLL_EAGER_SLOT) */
+#define NEEDS_XCHG           0x20u  /* per-member message fits an exchange cell, team has slots */
+#define NEEDS_XCHG_BLOCKS    0x40u  /* collect: every block came with the sizes (xchg_blocks) */
+#define NEEDS_CPU_WORDS      0x80u  /* the team's words are CPU atomics (all on node, direct) */
+#define NEEDS_MPI_COLL       0x100u /* the MPI library's collective (native.c): its own limits */
 
 typedef struct coll_algo {
     coll_kind_t kind;

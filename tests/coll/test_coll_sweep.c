@@ -107,17 +107,27 @@ static int force(const coll_algo_t *g, int radix) {
     return e == SHOAL_OK;
 }
 
-/* count: elements (reductions); bytes: the message size the selector keys on */
+/* count: elements (reductions, of type t under op); bytes: the message size the selector keys
+ * on */
+static int applies_typed(const coll_algo_t *g, const shape_t *s, int radix, size_t count,
+                         size_t bytes, int inplace, shoal_type_t type, shoal_red_op_t op);
 static int applies(const coll_algo_t *g, const shape_t *s, int radix, size_t count, size_t bytes,
                    int inplace) {
+    return applies_typed(g, s, radix, count, bytes, inplace, SHOAL_TYPE_INT64, SHOAL_RED_SUM);
+}
+static int applies_typed(const coll_algo_t *g, const shape_t *s, int radix, size_t count,
+                         size_t bytes, int inplace, shoal_type_t type, shoal_red_op_t op) {
     team_t *t = NULL;
     shoal__team_get(s->team, &t);
     coll_args_t a;
     memset(&a, 0, sizeof a);
     a.kind = g->kind;
     a.p = s->p;
+    a.team = t;
     a.ct = t->coll;
     a.count = count;
+    a.type = type;
+    a.op = op;
     a.msg_bytes = bytes;
     a.nbytes = bytes;
     if (g->kind == COLL_COLLECT) { /* the eager collect: did every block come with the sizes? */
@@ -126,7 +136,9 @@ static int applies(const coll_algo_t *g, const shape_t *s, int radix, size_t cou
             size_t sz = (bytes + (size_t)m * 3) % (bytes + 5); /* as the collect case below */
             if (sz > most) most = sz;
         }
-        a.xchg_blocks = coll_eager_collect_possible(&a) && most <= COLL_XCHG_MAX - 8;
+        /* (api.c: a team whose words go through MPI gets the sizes by MPI_Allgather, no blocks) */
+        a.xchg_blocks = t->coll->seg->atomics_direct && coll_eager_collect_possible(&a) &&
+                        most <= COLL_XCHG_MAX - 8;
     }
     a.dseg = (segment_t *)1;
     a.sseg = inplace ? (segment_t *)1 : (segment_t *)2;
@@ -308,7 +320,7 @@ static void sweep_kind(const shape_t *s, coll_kind_t kind, const size_t *sizes, 
                                 continue;
                             size_t ts = shoal_type_size(t), count = n / ts;
                             int inplace = kind == COLL_REDUCE && (it_seed + c) % 2;
-                            if (!applies(g, s, rads[ri], count, n, inplace)) continue;
+                            if (!applies_typed(g, s, rads[ri], count, n, inplace, t, op)) continue;
                             int incl = (it_seed + c) % 2;
                             char one[16];
                             for (size_t k = 0; k < count; k++) {

@@ -178,6 +178,18 @@ void coll_copy_local(void *dst, const void *src, size_t n) {
     if (n && dst != src) emit(EV_COPY, rec_me, 0, n);
 }
 
+/* ---- native.c: the MPI library's own collectives are not modelled (their algorithms are the
+ * library's, not in the registry's schedules), so "native" never applies here and never runs. */
+const char *coll_native_not_applicable(const coll_args_t *a) {
+    (void)a;
+    return "the simulator does not model the MPI library's own collectives";
+}
+
+shoal_err_t coll_native(coll_args_t *a) {
+    (void)a;
+    return shoal__fail(SHOAL_ERR_UNSUPPORTED, "the simulator does not model native collectives");
+}
+
 /* ---- The RMA layer, as eager.c uses it (the team's words are MPI-style: atomics_direct = 0,
  * so every flag is a shoal__amo and every eager body a shoal__put) ---- */
 shoal_err_t shoal__put(const shoal_target_t *t, const void *src, size_t nbytes) {
