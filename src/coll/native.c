@@ -17,82 +17,7 @@
 #include <string.h>
 
 #include "coll.h"
-
-static MPI_Datatype mpi_type(shoal_type_t type) {
-    switch (type) {
-    case SHOAL_TYPE_CHAR:
-        return CHAR_MIN < 0 ? MPI_SIGNED_CHAR : MPI_UNSIGNED_CHAR; /* MPI_CHAR cannot reduce */
-    case SHOAL_TYPE_SCHAR:
-        return MPI_SIGNED_CHAR;
-    case SHOAL_TYPE_SHORT:
-        return MPI_SHORT;
-    case SHOAL_TYPE_INT:
-        return MPI_INT;
-    case SHOAL_TYPE_LONG:
-        return MPI_LONG;
-    case SHOAL_TYPE_LONGLONG:
-        return MPI_LONG_LONG;
-    case SHOAL_TYPE_UCHAR:
-        return MPI_UNSIGNED_CHAR;
-    case SHOAL_TYPE_USHORT:
-        return MPI_UNSIGNED_SHORT;
-    case SHOAL_TYPE_UINT:
-        return MPI_UNSIGNED;
-    case SHOAL_TYPE_ULONG:
-        return MPI_UNSIGNED_LONG;
-    case SHOAL_TYPE_ULONGLONG:
-        return MPI_UNSIGNED_LONG_LONG;
-    case SHOAL_TYPE_INT8:
-        return MPI_INT8_T;
-    case SHOAL_TYPE_INT16:
-        return MPI_INT16_T;
-    case SHOAL_TYPE_INT32:
-        return MPI_INT32_T;
-    case SHOAL_TYPE_INT64:
-        return MPI_INT64_T;
-    case SHOAL_TYPE_UINT8:
-        return MPI_UINT8_T;
-    case SHOAL_TYPE_UINT16:
-        return MPI_UINT16_T;
-    case SHOAL_TYPE_UINT32:
-        return MPI_UINT32_T;
-    case SHOAL_TYPE_UINT64:
-        return MPI_UINT64_T;
-    case SHOAL_TYPE_SIZE:
-        return sizeof(size_t) == 8 ? MPI_UINT64_T : MPI_UINT32_T;
-    case SHOAL_TYPE_PTRDIFF:
-        return sizeof(ptrdiff_t) == 8 ? MPI_INT64_T : MPI_INT32_T;
-    case SHOAL_TYPE_FLOAT:
-        return MPI_FLOAT;
-    case SHOAL_TYPE_DOUBLE:
-        return MPI_DOUBLE;
-    case SHOAL_TYPE_LONGDOUBLE:
-        return MPI_LONG_DOUBLE;
-    default:
-        return MPI_DATATYPE_NULL;
-    }
-}
-
-static MPI_Op mpi_op(shoal_red_op_t op) {
-    switch (op) {
-    case SHOAL_RED_SUM:
-        return MPI_SUM;
-    case SHOAL_RED_PROD:
-        return MPI_PROD;
-    case SHOAL_RED_MIN:
-        return MPI_MIN;
-    case SHOAL_RED_MAX:
-        return MPI_MAX;
-    case SHOAL_RED_AND:
-        return MPI_BAND;
-    case SHOAL_RED_OR:
-        return MPI_BOR;
-    case SHOAL_RED_XOR:
-        return MPI_BXOR;
-    default:
-        return MPI_OP_NULL;
-    }
-}
+#include "rma/rma.h"
 
 static int fits_int(size_t n) {
     return n <= (size_t)INT_MAX;
@@ -131,7 +56,8 @@ static int mpi_kernel_agrees(shoal_type_t type, shoal_red_op_t op) {
     probe_fill(in, bytes, type, 12345u + (uint32_t)type);
     probe_fill(mpi, bytes, type, 777u + (uint32_t)op);
     memcpy(mine, mpi, bytes);
-    int ok = MPI_Reduce_local(in, mpi, PROBE_ELEMS, mpi_type(type), mpi_op(op)) == MPI_SUCCESS;
+    int ok = MPI_Reduce_local(in, mpi, PROBE_ELEMS, shoal__mpi_datatype(type), shoal__mpi_op(op)) ==
+             MPI_SUCCESS;
     coll_reduce_local(mine, in, PROBE_ELEMS, type, op);
     ok = ok && !memcmp(mpi, mine, bytes);
     __atomic_store_n(&kernel_verdict[type][op], (signed char)(ok ? 1 : -1), __ATOMIC_RELAXED);
@@ -154,7 +80,8 @@ const char *coll_native_not_applicable(const coll_args_t *a) {
         return "no native form (the strided blocks would need derived datatypes)";
     case COLL_REDUCE:
     case COLL_SCAN:
-        if (mpi_type(a->type) == MPI_DATATYPE_NULL || mpi_op(a->op) == MPI_OP_NULL ||
+        if (shoal__mpi_datatype(a->type) == MPI_DATATYPE_NULL ||
+            shoal__mpi_op(a->op) == MPI_OP_NULL ||
             (a->op >= SHOAL_RED_AND && !coll_type_is_integer(a->type)))
             return "no MPI datatype or operation for it";
         /* Each member's result would keep its own 6 padding bytes per element: not identical */
@@ -239,7 +166,7 @@ static shoal_err_t native_blocks(coll_args_t *a, MPI_Comm comm) {
 }
 
 static shoal_err_t native_reduce(coll_args_t *a, MPI_Comm comm) {
-    MPI_Datatype type = mpi_type(a->type);
+    MPI_Datatype type = shoal__mpi_datatype(a->type);
     int count = (int)a->count;
     size_t bytes = a->count * shoal_type_size(a->type);
     const void *src = a->dlocal == a->slocal ? MPI_IN_PLACE : (const void *)a->slocal;
@@ -248,7 +175,7 @@ static shoal_err_t native_reduce(coll_args_t *a, MPI_Comm comm) {
     int rc = MPI_SUCCESS;
     const char *what = "MPI_Allreduce";
     if (a->kind == COLL_REDUCE) {
-        rc = MPI_Allreduce(src, a->dlocal, count, type, mpi_op(a->op), comm);
+        rc = MPI_Allreduce(src, a->dlocal, count, type, shoal__mpi_op(a->op), comm);
     } else if (a->inclusive) {
         what = "MPI_Scan";
         rc = MPI_Scan(src, a->dlocal, count, type, MPI_SUM, comm);

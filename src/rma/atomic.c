@@ -11,38 +11,6 @@ static size_t type_size(shoal_dtype_t type) {
     return (type == SHOAL_INT32 || type == SHOAL_UINT32) ? 4 : 8;
 }
 
-static MPI_Datatype mpi_type(shoal_dtype_t type) {
-    switch (type) {
-    case SHOAL_INT32:
-        return MPI_INT32_T;
-    case SHOAL_INT64:
-        return MPI_INT64_T;
-    case SHOAL_UINT32:
-        return MPI_UINT32_T;
-    case SHOAL_UINT64:
-        return MPI_UINT64_T;
-    case SHOAL_DOUBLE:
-        return MPI_DOUBLE;
-    default: /* not an atomic type: check() refuses it first */
-        return MPI_DATATYPE_NULL;
-    }
-}
-
-static MPI_Op mpi_op(shoal_amo_op_t op) {
-    switch (op) {
-    case SHOAL_OP_SUM:
-        return MPI_SUM;
-    case SHOAL_OP_BAND:
-        return MPI_BAND;
-    case SHOAL_OP_BOR:
-        return MPI_BOR;
-    case SHOAL_OP_BXOR:
-        return MPI_BXOR;
-    default: /* not an atomic operation: check() refuses it first */
-        return MPI_OP_NULL;
-    }
-}
-
 /* Integer read-modify-write on 32 or 64 bits (unsigned arithmetic: no signed overflow). */
 #define INT_RMW(T, p, kind, op, vp, cp, rp)                                                        \
     do {                                                                                           \
@@ -130,15 +98,15 @@ shoal_err_t shoal__amo(const shoal_target_t *t, amo_kind_t kind, shoal_amo_op_t 
         return SHOAL_OK;
     }
     MPI_Win win = t->seg->win;
-    MPI_Datatype dt = mpi_type(type);
+    MPI_Datatype dt = shoal__mpi_datatype(type); /* check() admitted only atomic types */
     uint64_t scratch; /* fetching ops need a result buffer even when the caller wants none */
     void *res = result ? result : &scratch;
     switch (kind) {
     case AMO_FETCH_OP:
-        SHOAL_MPI(MPI_Fetch_and_op(value, res, dt, t->rank, t->disp, mpi_op(op), win));
+        SHOAL_MPI(MPI_Fetch_and_op(value, res, dt, t->rank, t->disp, shoal__mpi_op(op), win));
         break;
     case AMO_OP:
-        SHOAL_MPI(MPI_Accumulate(value, 1, dt, t->rank, t->disp, 1, dt, mpi_op(op), win));
+        SHOAL_MPI(MPI_Accumulate(value, 1, dt, t->rank, t->disp, 1, dt, shoal__mpi_op(op), win));
         break;
     case AMO_SWAP:
         SHOAL_MPI(MPI_Fetch_and_op(value, res, dt, t->rank, t->disp, MPI_REPLACE, win));

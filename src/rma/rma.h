@@ -96,4 +96,9 @@ void shoal__handles_complete_segment(const segment_t *seg);
 /* Frees the recycled handle objects (finalize). */
 void shoal__handles_release_spares(void);
 
+/* Shoal's data types and operations as MPI's (mpi_types.c): MPI_DATATYPE_NULL / MPI_OP_NULL
+ * where there is none. */
+MPI_Datatype shoal__mpi_datatype(shoal_type_t type);
+MPI_Op shoal__mpi_op(shoal_red_op_t op);
+
 #endif
