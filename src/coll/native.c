@@ -169,9 +169,11 @@ static shoal_err_t native_reduce(coll_args_t *a, MPI_Comm comm) {
     MPI_Datatype type = shoal__mpi_datatype(a->type);
     int count = (int)a->count;
     size_t bytes = a->count * shoal_type_size(a->type);
-    const void *src = a->dlocal == a->slocal ? MPI_IN_PLACE : (const void *)a->slocal;
+    const char *own = NULL; /* src, or its copy where it shares bytes with dest */
     char *copy = NULL;
-    if (src != MPI_IN_PLACE) SHOAL_TRY(separate_src(a, bytes, bytes, (const char **)&src, &copy));
+    int in_place = a->dlocal == a->slocal;
+    if (!in_place) SHOAL_TRY(separate_src(a, bytes, bytes, &own, &copy));
+    const void *src = in_place ? MPI_IN_PLACE : (const void *)own;
     int rc = MPI_SUCCESS;
     const char *what = "MPI_Allreduce";
     if (a->kind == COLL_REDUCE) {

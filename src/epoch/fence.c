@@ -39,11 +39,22 @@ static shoal_epoch_design_t resolve_auto(const segment_t *seg) {
     return seg->atomics_direct ? SHOAL_EPOCH_IMM_BARRIER : SHOAL_EPOCH_DEFERRED;
 }
 
-/* imm_barrier on an allocation every member maps: each operation was a copy, complete (and
- * fenced) when its call returned, so the finish messages and the count exchange would report
- * nothing the barrier does not already say. Its one barrier then carries both duties. */
+/* imm_barrier: the finish messages and the count exchange would report nothing its barrier does
+ * not already say. On an allocation every member maps each operation was a copy, complete (and
+ * fenced) when its call returned; through MPI, the barrier starts by flushing every outstanding
+ * operation, and MPI_Win_flush completes at the target (MPI 3.1 section 11.5.4), which RDMA
+ * completions, for which the paper counts, do not. Its one barrier then carries both duties. */
 static int completes_at_barrier(const epoch_t *e, const segment_t *seg) {
-    return e->design == SHOAL_EPOCH_IMM_BARRIER && seg->atomics_direct;
+    (void)seg;
+    return e->design == SHOAL_EPOCH_IMM_BARRIER;
+}
+
+/* The barrier of a fence that completes there, and through MPI the sync that lets my loads see
+ * what the others' operations wrote into my part (the unified model's memory barrier). */
+static shoal_err_t fence_barrier(segment_t *seg) {
+    SHOAL_TRY(shoal__coll_barrier(seg->team));
+    if (!seg->atomics_direct) SHOAL_MPI(MPI_Win_sync(seg->win));
+    return SHOAL_OK;
 }
 
 static shoal_err_t default_design(shoal_epoch_design_t *design) {
@@ -256,7 +267,7 @@ shoal_err_t shoal_epoch_fence(shoal_gptr_t alloc, int assertions) {
         e->fenced = 1;
         if (e->ntouched) shoal__epoch_reset_traffic(e);
         e->open = 1;
-        return shoal__coll_barrier(seg->team);
+        return fence_barrier(seg);
     }
     return fence_general(seg, mine, assertions);
 }
@@ -293,7 +304,7 @@ static shoal_err_t fence_general(segment_t *seg, shoal_err_t mine, int assertion
         if (e->open && !precedes && e->ntouched) err = complete_undeclared(e, seg);
         shoal__epoch_reset_traffic(e);
         if (precedes || opens) {
-            shoal_err_t e2 = shoal__coll_barrier(seg->team);
+            shoal_err_t e2 = fence_barrier(seg);
             if (err == SHOAL_OK) err = e2;
         }
         e->open = opens;
