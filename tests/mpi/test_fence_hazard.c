@@ -19,15 +19,14 @@
  * reopen).
  *
  * With the fault SHOAL_EPOCH_TEST_SKIP_ORDERING=1 (each fence leaves out the step that orders the
- * epoch's operations before it returns) the deferred design, and auto where it resolves to
- * deferred (the MPI path), fail here on both MPIs: the target returns before the origins' data
- * lands. The immediate designs are then the paper's figure 2 (a barrier after the puts, nothing
- * completing them) and still pass on this one machine: both MPIs carry a put and the barrier after
- * it through the same first-in first-out channel, so the barrier never overtakes the data (even
- * raw MPI_Put then MPI_Barrier never showed it; docs/fence.md), and on the direct path the copy
- * is done before the call returns. A multi-node run is where that half of the hazard can show.
- * TEST_HAZARD_EPOCHS=N sets the epochs per design; TEST_VERBOSE=1 prints times and each design's
- * failed checks. */
+ * epoch's operations before it returns) the deferred design fails here on both MPIs: the target
+ * returns before the origins' data lands. The immediate designs are then the paper's figure 2 (a
+ * barrier after the puts, nothing completing them) and still pass on this one machine: both MPIs
+ * carry a put and the barrier after it through the same first-in first-out channel, so the barrier
+ * never overtakes the data (even raw MPI_Put then MPI_Barrier never showed it; docs/fence.md), and
+ * on the direct path the copy is done before the call returns. A multi-node run is where that half
+ * of the hazard can show. TEST_HAZARD_EPOCHS=N sets the epochs per design; TEST_VERBOSE=1 prints
+ * times and each design's failed checks. */
 #include "testlib.h"
 
 #define NBUF 3
