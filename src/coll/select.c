@@ -315,7 +315,7 @@ static const struct {
      * MPI library's own collective, measured 2-10x faster than any one-sided algorithm up to 4 KiB
      * (a signal there is an RMA round trip) and at least as fast above (docs/collectives.md
      * "native"; at 1 MiB across two nodes the two-level reduce wins at 1 Gbit/s on Open MPI, 8.8
-     * against 11.1 ms, and loses at 10 Gbit/s, 1.2 against 0.9 ms, on MPICH 2.8 against 0.8). */
+     * against 11.1 ms, and loses at 10 Gbit/s, 1.02 against 0.64 ms, on MPICH 2.4 against 0.7). */
     {COLL_BARRIER, "native@path=mpi"},
     {COLL_BROADCAST, "native@path=mpi"},
     {COLL_COLLECT, "native@path=mpi"},
