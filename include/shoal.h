@@ -385,10 +385,10 @@ shoal_err_t shoal_lock_release(shoal_lock_t lock);
  * meaning inside an epoch. Once fenced, an allocation stays in fence mode: a non-blocking put/get
  * to it while no epoch is open (after a fence with SHOAL_EPOCH_NOSUCCEED) is SHOAL_ERR_STATE. */
 typedef enum {
-    SHOAL_EPOCH_AUTO = 0,        /* chosen by path and team size (docs/fence.md) */
+    SHOAL_EPOCH_AUTO = 0,        /* the measured best (docs/fence.md): imm_barrier */
     SHOAL_EPOCH_DEFERRED = 1,    /* Fence-Def: queued, delivered in the closing fence */
     SHOAL_EPOCH_IMM_NAIVE = 2,   /* Fence-Imm-Naive: finish messages, pairwise flags */
-    SHOAL_EPOCH_IMM_BARRIER = 3, /* Fence-Imm-Opt: finish messages, then a barrier */
+    SHOAL_EPOCH_IMM_BARRIER = 3, /* Fence-Imm-Opt: here one barrier (flushes first) */
     SHOAL_EPOCH_IMM_NOTIFY = 4   /* Fence-Imm-RI: each put notifies its target; then a barrier */
 } shoal_epoch_design_t;
 /* Assertions (OR them; 0 = none), as MPI_MODE_*: every member passes the same value. */

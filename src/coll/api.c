@@ -152,6 +152,17 @@ shoal_err_t shoal__broadcast_keep_root_dest(shoal_team_t team, shoal_gptr_t dest
     return broadcast(team, dest, src, nbytes, root, 1);
 }
 
+/* The per-member size and offset arrays of a collect or fcollect (freed by the caller). */
+static shoal_err_t alloc_sizes(coll_args_t *a) {
+    a->sizes = malloc((size_t)a->p * sizeof *a->sizes);
+    a->offsets = malloc((size_t)a->p * sizeof *a->offsets);
+    if (a->sizes && a->offsets) return SHOAL_OK;
+    free(a->sizes);
+    free(a->offsets);
+    a->sizes = a->offsets = NULL;
+    return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
+}
+
 /* Sizes and offsets from the members' sizes (every member has the same v): an overflow fails
  * every member alike. */
 static shoal_err_t set_offsets(coll_args_t *a) {
@@ -174,14 +185,7 @@ static shoal_err_t set_offsets(coll_args_t *a) {
  * MPI_Allgather of the sizes: a network latency, where the one-sided exchange below is a round
  * trip per signal (docs/collectives.md "Native"). */
 static shoal_err_t exchange_sizes_mpi(coll_args_t *a, size_t mine) {
-    a->sizes = malloc((size_t)a->p * sizeof *a->sizes);
-    a->offsets = malloc((size_t)a->p * sizeof *a->offsets);
-    if (!a->sizes || !a->offsets) {
-        free(a->sizes);
-        free(a->offsets);
-        a->sizes = a->offsets = NULL;
-        return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
-    }
+    SHOAL_TRY(alloc_sizes(a));
     uint64_t v = mine, *all = (uint64_t *)a->offsets; /* same size as size_t here */
     _Static_assert(sizeof(size_t) == sizeof(uint64_t), "size_t is 64 bits");
     int rc = MPI_Allgather(&v, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, a->team->comm);
@@ -195,9 +199,10 @@ static shoal_err_t exchange_sizes_mpi(coll_args_t *a, size_t mine) {
     return set_offsets(a);
 }
 
-/* Every member's contribution to a collect, and where it goes: each member puts its size into
- * every member's slot (double-buffered by call parity: a member is never more than one collect
- * ahead of another, since finishing one needs everybody's data). */
+/* Every member's contribution to a collect, and where it goes, on a team whose words are CPU
+ * atomics (others: exchange_sizes_mpi): each member stores its size into every member's slot
+ * (double-buffered by call parity: a member is never more than one collect ahead of another, since
+ * finishing one needs everybody's data). */
 static shoal_err_t exchange_sizes(coll_args_t *a, size_t mine) {
     int parity = (int)(a->ct->seq & 1);
     uint64_t v = mine;
@@ -210,24 +215,9 @@ static shoal_err_t exchange_sizes(coll_args_t *a, size_t mine) {
         if (peer != a->me) SHOAL_TRY(coll_signal(a, peer, W_SIZES(a->p)));
     }
     SHOAL_TRY(coll_wait(a, W_SIZES(a->p), (uint64_t)a->p - 1));
-    a->sizes = malloc((size_t)a->p * sizeof *a->sizes);
-    a->offsets = malloc((size_t)a->p * sizeof *a->offsets);
-    if (!a->sizes || !a->offsets) {
-        free(a->sizes);
-        free(a->offsets);
-        return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
-    }
-    for (int32_t r = 0; r < a->p; r++) {
-        shoal_target_t t =
-            shoal__target_at(a->ct->seg, a->me, 8 * (size_t)SIZES_WORD(parity, r, a->p));
-        uint64_t s = 0;
-        /* the words' one mechanism (decision 4): CPU atomics only when the whole team is direct */
-        if (t.seg->atomics_direct)
-            s = __atomic_load_n(&slots[r], __ATOMIC_ACQUIRE);
-        else
-            SHOAL_TRY(shoal__amo(&t, AMO_LOAD, SHOAL_OP_SUM, SHOAL_UINT64, NULL, NULL, &s));
-        a->sizes[r] = (size_t)s;
-    }
+    SHOAL_TRY(alloc_sizes(a));
+    for (int32_t r = 0; r < a->p; r++)
+        a->sizes[r] = (size_t)__atomic_load_n(&slots[r], __ATOMIC_ACQUIRE);
     return set_offsets(a);
 }
 
@@ -243,11 +233,8 @@ shoal_err_t shoal_collect(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t src
     if (!a.ct->seg->atomics_direct) {
         SHOAL_TRY(exchange_sizes_mpi(&a, nbytes));
     } else if (coll_eager_collect_possible(&a)) {
-        a.sizes = malloc((size_t)a.p * sizeof *a.sizes);
-        a.offsets = malloc((size_t)a.p * sizeof *a.offsets);
-        shoal_err_t err = !a.sizes || !a.offsets
-                              ? shoal__fail(SHOAL_ERR_NOMEM, "out of host memory")
-                              : coll_eager_collect_sizes(&a, nbytes);
+        SHOAL_TRY(alloc_sizes(&a));
+        shoal_err_t err = coll_eager_collect_sizes(&a, nbytes);
         if (err != SHOAL_OK) {
             free(a.sizes);
             free(a.offsets);
@@ -282,13 +269,7 @@ shoal_err_t shoal_fcollect(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t sr
     a.nbytes = nbytes;
     a.total = nbytes * (size_t)a.p;
     a.msg_bytes = a.total;
-    a.sizes = malloc((size_t)a.p * sizeof *a.sizes);
-    a.offsets = malloc((size_t)a.p * sizeof *a.offsets);
-    if (!a.sizes || !a.offsets) {
-        free(a.sizes);
-        free(a.offsets);
-        return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
-    }
+    SHOAL_TRY(alloc_sizes(&a));
     for (int32_t r = 0; r < a.p; r++) {
         a.sizes[r] = nbytes;
         a.offsets[r] = nbytes * (size_t)r;

@@ -188,11 +188,10 @@ static shoal_err_t native_reduce(coll_args_t *a, MPI_Comm comm) {
 
 shoal_err_t coll_native(coll_args_t *a) {
     MPI_Comm comm = a->team->comm;
-    if (a->kind == COLL_BARRIER) {
-        SHOAL_MPI(MPI_Barrier(comm));
-        return SHOAL_OK;
-    }
     switch (a->kind) {
+    case COLL_BARRIER:
+        SHOAL_MPI(MPI_Barrier(comm));
+        break;
     case COLL_BROADCAST:
         SHOAL_TRY(native_bcast(a, comm));
         break;

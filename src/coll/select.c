@@ -67,6 +67,11 @@ const coll_algo_t *coll_find_algo(coll_kind_t kind, const char *name) {
     return NULL;
 }
 
+/* The team's signal words are CPU atomics (every member on this node, direct path on). */
+static int coll_words_direct(const coll_args_t *a) {
+    return a->ct->seg && a->ct->seg->atomics_direct;
+}
+
 const char *coll_not_applicable(const coll_algo_t *g, const coll_args_t *a, int radix) {
     int32_t p = a->p;
     if ((g->needs & NEEDS_POW2) && (p & (p - 1))) return "needs a power-of-two team size";
@@ -83,7 +88,7 @@ const char *coll_not_applicable(const coll_algo_t *g, const coll_args_t *a, int 
         return "team larger than 16 units (no eager exchange slots)";
     if ((g->needs & NEEDS_XCHG) && a->nbytes > COLL_XCHG_MAX)
         return "message larger than an eager exchange cell (1080 bytes per member)";
-    if ((g->needs & NEEDS_CPU_WORDS) && !(a->ct->seg && a->ct->seg->atomics_direct))
+    if ((g->needs & NEEDS_CPU_WORDS) && !coll_words_direct(a))
         return "needs the team's words in shared memory (every member on this node, direct path)";
     if (g->needs & NEEDS_MPI_COLL) {
         const char *why = coll_native_not_applicable(a);
@@ -426,7 +431,7 @@ shoal_err_t shoal_coll_override(const char *collective, const char *list) {
 /* A team's path for path= ranges: its signal words are CPU atomics (every member on this node,
  * direct path on) or go through MPI (members on other nodes, or the direct path off). */
 static int team_path(const coll_args_t *a) {
-    return a->ct->seg && a->ct->seg->atomics_direct ? RULE_PATH_DIRECT : RULE_PATH_MPI;
+    return coll_words_direct(a) ? RULE_PATH_DIRECT : RULE_PATH_MPI;
 }
 
 /* The first applicable rule of list l for a; 1 when chosen, 0 when none, <0 on error. */

@@ -8,11 +8,12 @@
  *                fence's count exchange, which needs every member there.
  *   imm_naive    operations went out at once; a finish flag to each target used; exchange counts;
  *                wait; then a flag to every other member, and wait for all of theirs.
- *   imm_barrier  as imm_naive, with a barrier instead of the pairwise flags.
- *   imm_notify   every put already added 1 to its target's ARRIVED word; exchange the numbers of
- *                puts; wait; barrier.
- * The count exchange is a sparse reduce-scatter: each origin adds its contribution to the
- * EXPECTED word of each target it used, then a barrier, then each member takes its own word. */
+ *   imm_barrier  the paper's imm_naive with a barrier for the pairwise flags; here the barrier
+ *                alone, as its finish flags and counts say nothing it does not
+ * (completes_at_barrier). imm_notify   every put already added 1 to its target's ARRIVED word;
+ * exchange the numbers of puts; wait; barrier. The count exchange is a sparse reduce-scatter: each
+ * origin adds its contribution to the EXPECTED word of each target it used, then a barrier, then
+ * each member takes its own word. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,8 +36,7 @@ const char *shoal_epoch_design_name(shoal_epoch_design_t design) {
  * every member mapped, and through MPI as well (its barrier flushes first), is one barrier: the
  * least any fence can do. Through MPI (2 units) it took 0.35-0.85 us against deferred's 1.2-2.8
  * (MPICH), 0.61-2.9 against 0.84-9.8 (Open MPI), for no put and one put. */
-static shoal_epoch_design_t resolve_auto(const segment_t *seg) {
-    (void)seg;
+static shoal_epoch_design_t resolve_auto(void) {
     return SHOAL_EPOCH_IMM_BARRIER;
 }
 
@@ -45,8 +45,7 @@ static shoal_epoch_design_t resolve_auto(const segment_t *seg) {
  * fenced) when its call returned; through MPI, the barrier starts by flushing every outstanding
  * operation, and MPI_Win_flush completes at the target (MPI 3.1 section 11.5.4), which RDMA
  * completions, for which the paper counts, do not. Its one barrier then carries both duties. */
-static int completes_at_barrier(const epoch_t *e, const segment_t *seg) {
-    (void)seg;
+static int completes_at_barrier(const epoch_t *e) {
     return e->design == SHOAL_EPOCH_IMM_BARRIER;
 }
 
@@ -106,7 +105,7 @@ static shoal_err_t state_create(segment_t *seg, shoal_epoch_design_t design) {
         state_free(e);
         return err;
     }
-    e->design = design == SHOAL_EPOCH_AUTO ? resolve_auto(seg) : design;
+    e->design = design == SHOAL_EPOCH_AUTO ? resolve_auto() : design;
     seg->epoch = e;
     return SHOAL_OK;
 }
@@ -205,7 +204,7 @@ static shoal_err_t close_epoch(epoch_t *e, segment_t *seg) {
         SHOAL_TRY(complete_targets(e, seg, 0)); /* gets on the MPI path; puts were complete */
         SHOAL_TRY(exchange_counts(e, 1));       /* its barrier flushes the notifications */
         break;
-    default: /* imm_naive, imm_barrier */
+    default: /* imm_naive (imm_barrier completes at its barrier: completes_at_barrier) */
         SHOAL_TRY(complete_targets(e, seg, 1));
         SHOAL_TRY(exchange_counts(e, 0));
         break;
@@ -262,7 +261,7 @@ shoal_err_t shoal_epoch_fence(shoal_gptr_t alloc, int assertions) {
     /* The common case on one node, kept short (a fence in a halo loop is latency-bound): no
      * assertions, no checking, and a design whose fence is its barrier alone. */
     epoch_t *e = seg ? seg->epoch : NULL;
-    if (__builtin_expect(mine == SHOAL_OK && assertions == 0 && e && completes_at_barrier(e, seg) &&
+    if (__builtin_expect(mine == SHOAL_OK && assertions == 0 && e && completes_at_barrier(e) &&
                              !shoal__rt.check_collectives && !shoal__rt.epoch_test_skip_ordering,
                          1)) {
         e->fenced = 1;
@@ -301,7 +300,7 @@ static shoal_err_t fence_general(segment_t *seg, shoal_err_t mine, int assertion
         return fence_by_barrier_only(e, seg, opens);
     int precedes = e->open && !(assertions & SHOAL_EPOCH_NOPRECEDE);
     shoal_err_t err = SHOAL_OK;
-    if (completes_at_barrier(e, seg)) {
+    if (completes_at_barrier(e)) {
         if (e->open && !precedes && e->ntouched) err = complete_undeclared(e, seg);
         shoal__epoch_reset_traffic(e);
         if (precedes || opens) {
@@ -343,7 +342,7 @@ shoal_err_t shoal_epoch_set_design(shoal_gptr_t alloc, shoal_epoch_design_t desi
     /* Rare and collective: always agreed, so different designs never meet in one fence. */
     SHOAL_TRY(shoal__team_agree(seg->team, mine, (uint64_t)design, "fence designs"));
     if (!seg->epoch) return state_create(seg, design);
-    seg->epoch->design = design == SHOAL_EPOCH_AUTO ? resolve_auto(seg) : design;
+    seg->epoch->design = design == SHOAL_EPOCH_AUTO ? resolve_auto() : design;
     return SHOAL_OK;
 }
 
