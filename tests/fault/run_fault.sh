@@ -33,6 +33,14 @@ fail() {
     fails=$((fails + 1))
 }
 
+# Objects already in /dev/shm are not this run's: pids wrap (pid_max is often 32768, and a CI run
+# starts tens of thousands of processes), so a unit may carry the pid of an older process that
+# left an object behind (seen once: shoal.<victim's pid>.2 although the victim never creates one).
+declare -A before=()
+for f in /dev/shm/shoal.*; do
+    [ -e "$f" ] && before[$f]=1
+done
+
 t_start=$(date +%s.%N)
 timeout -k 5 "$hard" "$shoalrun" -n "$np" "$driver" "$case" "$work" >"$work/out" 2>"$work/err"
 rc=$?
@@ -72,7 +80,7 @@ fi
 left=()
 for p in "${pids[@]}"; do
     for f in /dev/shm/shoal."$p".*; do
-        [ -e "$f" ] && left+=("$f")
+        [ -e "$f" ] && [ -z "${before[$f]:-}" ] && left+=("$f")
     done
 done
 if [ "${#left[@]}" -ne 0 ]; then
