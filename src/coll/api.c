@@ -181,22 +181,55 @@ static shoal_err_t set_offsets(coll_args_t *a) {
     return SHOAL_OK;
 }
 
+/* Bytes of a collect's MPI size cell on a team of p: the 8-byte size and room for a block of up
+ * to 1 KiB, 8 KiB of blocks in all (a block that does not fit wastes its cell: a bounded cost
+ * against the MPI round a second collective takes); only the size beyond 1,024 members. */
+static size_t mpi_cell_bytes(int32_t p) {
+    return 8 + (p <= 8 ? 1024 : 8192 / (size_t)p / 8 * 8);
+}
+
 /* On a team whose words go through MPI (members on other nodes, or the direct path off), one
  * MPI_Allgather of the sizes: a network latency, where the one-sided exchange below is a round
- * trip per signal (docs/collectives.md "Native"). */
+ * trip per signal (docs/collectives.md "Native"). The blocks ride along in the same call when
+ * they fit (mpi_cells): a small collect is then one MPI collective, like MPI_Allgatherv with
+ * counts the program already knew. */
 static shoal_err_t exchange_sizes_mpi(coll_args_t *a, size_t mine) {
     SHOAL_TRY(alloc_sizes(a));
-    uint64_t v = mine, *all = (uint64_t *)a->offsets; /* same size as size_t here */
-    _Static_assert(sizeof(size_t) == sizeof(uint64_t), "size_t is 64 bits");
-    int rc = MPI_Allgather(&v, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, a->team->comm);
+    size_t cell = mpi_cell_bytes(a->p);
+    char *cells = malloc(cell * ((size_t)a->p + 1)), *my_cell = cells + cell * (size_t)a->p;
+    if (!cells) {
+        free(a->sizes);
+        free(a->offsets);
+        a->sizes = a->offsets = NULL;
+        return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
+    }
+    uint64_t v = mine;
+    memcpy(my_cell, &v, 8);
+    size_t fit = mine <= cell - 8 ? mine : 0;
+    if (fit) memcpy(my_cell + 8, a->slocal, fit);
+    memset(my_cell + 8 + fit, 0, cell - 8 - fit); /* no uninitialised bytes on the wire */
+    int rc = MPI_Allgather(my_cell, (int)cell, MPI_BYTE, cells, (int)cell, MPI_BYTE, a->team->comm);
     if (rc != MPI_SUCCESS) {
+        free(cells);
         free(a->sizes);
         free(a->offsets);
         a->sizes = a->offsets = NULL;
         return shoal__mpi_fail(rc, "MPI_Allgather (collect sizes)");
     }
-    for (int32_t r = 0; r < a->p; r++) a->sizes[r] = (size_t)all[r];
-    return set_offsets(a);
+    a->mpi_cells = cells;
+    a->mpi_cell = cell;
+    a->mpi_blocks = 1;
+    for (int32_t r = 0; r < a->p; r++) {
+        memcpy(&v, cells + cell * (size_t)r, 8);
+        a->sizes[r] = (size_t)v;
+        if (v > cell - 8) a->mpi_blocks = 0;
+    }
+    shoal_err_t err = set_offsets(a);
+    if (err != SHOAL_OK) {
+        free(cells);
+        a->mpi_cells = NULL;
+    }
+    return err;
 }
 
 /* Every member's contribution to a collect, and where it goes, on a team whose words are CPU
@@ -254,6 +287,7 @@ shoal_err_t shoal_collect(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t src
     if (err == SHOAL_OK) err = end;
     free(a.sizes);
     free(a.offsets);
+    free(a.mpi_cells);
     return err;
 }
 

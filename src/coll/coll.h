@@ -72,6 +72,12 @@ typedef struct coll_args {
      * blocks themselves when every block fit a cell (xchg_blocks); xchg_open until finished */
     uint64_t xchg_e;
     int xchg_open, xchg_blocks;
+    /* collect on a team whose words go through MPI: the sizes came by one MPI_Allgather of cells
+     * of mpi_cell bytes each (the 8-byte size, then the block when it fit); mpi_blocks when every
+     * block fit, so "native" only copies them out of mpi_cells (owned by shoal_collect). */
+    char *mpi_cells;
+    size_t mpi_cell;
+    int mpi_blocks;
 } coll_args_t;
 
 struct coll_team {

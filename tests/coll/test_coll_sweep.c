@@ -136,7 +136,8 @@ static int applies_typed(const coll_algo_t *g, const shape_t *s, int radix, size
             size_t sz = (bytes + (size_t)m * 3) % (bytes + 5); /* as the collect case below */
             if (sz > most) most = sz;
         }
-        /* (api.c: a team whose words go through MPI gets the sizes by MPI_Allgather, no blocks) */
+        /* (api.c: a team whose words go through MPI gets the sizes by MPI_Allgather, with blocks of
+         * its own that only native reads) */
         a.xchg_blocks = t->coll->seg->atomics_direct && coll_eager_collect_possible(&a) &&
                         most <= COLL_XCHG_MAX - 8;
     }
