@@ -83,7 +83,8 @@ static const coll_kind_t ckind[NK] = {COLL_BARRIER,  COLL_BROADCAST, COLL_COLLEC
 #else
 /* Without the registry: the algorithms of this version (unknown names are skipped). */
 static const char *const known_algos[NK][MAX_ALGOS] = {
-    {"linear", "dissemination", "flags", "kary_tree", "knomial_tree", "node", "native", NULL},
+    {"linear", "dissemination", "flags", "line", "kary_tree", "knomial_tree", "node", "native",
+     NULL},
     {"linear", "eager", "kary", "knomial", "vandegeijn", "node", "native", NULL},
     {"linear", "eager", "recursive_doubling", "ring", "bruck", "bruck_norotate", "node", "native",
      NULL},

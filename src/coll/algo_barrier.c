@@ -43,6 +43,24 @@ static shoal_err_t barrier_flags(coll_args_t *a) {
     return SHOAL_OK;
 }
 
+/* Line (direct path, up to 8 members): every member's flag is a word of one cache line (in
+ * member 0's part); a member stores e into its word and reads the others' in that line. Flags on
+ * separate lines cost two lines moving per barrier at 2 units, one line costs one: measured on
+ * the AMD EPYC host, 37-39 ns against 49-52 ns for a raw loop of each, one hand-off being 32-37
+ * ns. With more members every store still takes the line in turn, so the rules prefer it at 2. */
+static shoal_err_t barrier_line(coll_args_t *a) {
+    uint64_t e = ++a->ct->flag_seq;
+    if (a->p == 1) return SHOAL_OK;
+    shoal_target_t mine = coll_word(a, 0, W_LINE(a->me, a->p));
+    __atomic_store_n((uint64_t *)mine.addr, e, __ATOMIC_RELEASE);
+    for (int32_t r = 0; r < a->p; r++) {
+        if (r == a->me) continue;
+        shoal_target_t from = coll_word(a, 0, W_LINE(r, a->p));
+        SHOAL_TRY(shoal__wait_word(&from, SHOAL_CMP_GE, e, NULL));
+    }
+    return SHOAL_OK;
+}
+
 /* ---- Tree barriers (SHCOLL 5.1) ----
  * Members form a tree rooted at member 0. A member waits until each of its children has arrived,
  * then tells its parent it has arrived (its whole subtree has); the root, once all its children
@@ -104,6 +122,8 @@ const coll_algo_t coll_barrier_algos[] = {
      "ceil(log2 p) rounds, member i signals i+2^k"},
     {COLL_BARRIER, "flags", NEEDS_CPU_WORDS, 0, 0, 0, 0, NULL, barrier_flags,
      "dissemination over flags each member stores in its own words (direct path only)"},
+    {COLL_BARRIER, "line", NEEDS_CPU_WORDS, COLL_LINE_UNITS, 0, 0, 0, NULL, barrier_line,
+     "every member's flag in one cache line, read whole (direct path only, up to 8 units)"},
     {COLL_BARRIER, "kary_tree", 0, 0, 2, 32, 4, NULL, barrier_kary,
      "arrivals up a k-ary tree to member 0, releases back down"},
     {COLL_BARRIER, "knomial_tree", 0, 0, 2, 32, 2, NULL, barrier_knomial,

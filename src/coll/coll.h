@@ -139,7 +139,11 @@ shoal_err_t coll_native(coll_args_t *a);
  * line each, so that each has one reader. */
 #define COLL_FLAG_ROUNDS 32
 #define W_FLAG(r, p)     (((4 * (p) + 67) + 7) / 8 * 8 + 8 * (r))
-#define COLL_NWORDS(p)   W_FLAG(COLL_FLAG_ROUNDS, p)
+/* The "line" barrier's cache line, in member 0's part: word rel is member rel's flag (the number
+ * of flag barriers it has reached), so every member reads all of them in one line. */
+#define COLL_LINE_UNITS 8
+#define W_LINE(rel, p)  (W_FLAG(COLL_FLAG_ROUNDS, p) + (rel))
+#define COLL_NWORDS(p)  W_LINE(COLL_LINE_UNITS, p)
 
 /* Eager broadcast (algo_bcast.c), two regions per member after the scratch: a ring of
  * COLL_EAGER_LINES cache lines for messages of up to COLL_EAGER_RING_MAX bytes (each line an

@@ -334,6 +334,7 @@ static const struct {
     {COLL_BROADCAST, "node@nodes=2-"},
     {COLL_FCOLLECT, "node@nodes=2-"},
     {COLL_REDUCE, "node@nodes=2-"},
+    {COLL_BARRIER, "line@units=2-2"}, /* one line moves instead of two (algo_barrier.c) */
     {COLL_BARRIER, "flags"},
     {COLL_BARRIER, "dissemination"},
     {COLL_BROADCAST, "eager@bytes=-4096,units=1-8"},
