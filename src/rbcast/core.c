@@ -65,6 +65,33 @@ static shoal_err_t ctrl(rb_space_t *sp, int32_t r, size_t off, ctrl_op_t op, uin
     return SHOAL_OK;
 }
 
+/* The same atomics, but on the MPI path only issued: a batch costs one round trip (ctrl_complete)
+ * instead of one each. *operand (STORE, FADD) and *result (LOAD, FADD; may be NULL for FADD)
+ * must stay valid until ctrl_complete has returned, as MPI asks of origin buffers. */
+static shoal_err_t ctrl_issue(rb_space_t *sp, int32_t r, size_t off, ctrl_op_t op,
+                              const uint64_t *operand, uint64_t *result) {
+    if (sp->ctrl_cpu) return ctrl(sp, r, off, op, operand ? *operand : 0, result);
+    MPI_Aint disp = sp->ctrl_disp0[r] + (MPI_Aint)off;
+    int rank = sp->ctrl_rank ? sp->ctrl_rank[r] : r, rc = MPI_SUCCESS;
+    if (op == CTRL_LOAD)
+        rc = MPI_Fetch_and_op(NULL, result, MPI_UINT64_T, rank, disp, MPI_NO_OP, sp->ctrl_win);
+    else if (op == CTRL_FADD && result)
+        rc = MPI_Fetch_and_op(operand, result, MPI_UINT64_T, rank, disp, MPI_SUM, sp->ctrl_win);
+    else
+        rc = MPI_Accumulate(operand, 1, MPI_UINT64_T, rank, disp, 1, MPI_UINT64_T,
+                            op == CTRL_STORE ? MPI_REPLACE : MPI_SUM, sp->ctrl_win);
+    if (rc != MPI_SUCCESS) return shoal__mpi_fail(rc, "an atomic on a broadcast control word");
+    return SHOAL_OK;
+}
+
+/* Completes every ctrl_issue so far (MPI path; nothing to do with CPU atomics). */
+static shoal_err_t ctrl_complete(rb_space_t *sp) {
+    if (sp->ctrl_cpu) return SHOAL_OK;
+    int rc = MPI_Win_flush_all(sp->ctrl_win);
+    if (rc != MPI_SUCCESS) return shoal__mpi_fail(rc, "MPI_Win_flush_all (broadcast control)");
+    return SHOAL_OK;
+}
+
 static long futex(uint64_t *word, int op, uint32_t value, const struct timespec *timeout) {
     /* The low half of the 64-bit word (little endian). Not FUTEX_PRIVATE: the word is in memory
      * shared between processes. */
@@ -175,14 +202,22 @@ shoal_err_t rb_broadcast(rb_space_t *sp, uint64_t where, const void *src, size_t
                          shoal_rma_bcast_algo_t algo, uint64_t *done_target, uint64_t *seq_out) {
     int32_t p = sp->size, me = sp->me;
     /* Step 1 of the paper: the previous broadcast on this space (any root) is complete. */
-    uint64_t ticket = 0, serving = 0, base = 0;
-    SHOAL_TRY(ctrl(sp, 0, RB_OFF_NEXT, CTRL_FADD, 1, &ticket));
-    for (unsigned polls = 0;; pause_poll(sp, &polls)) {
+    /* The ticket and a first look at SERVING in one round trip (through MPI: the look may be
+     * older than the ticket, which only costs another look). */
+    uint64_t ticket = 0, serving = 0;
+    static const uint64_t one = 1;
+    SHOAL_TRY(ctrl_issue(sp, 0, RB_OFF_NEXT, CTRL_FADD, &one, &ticket));
+    SHOAL_TRY(ctrl_issue(sp, 0, RB_OFF_SERVING, CTRL_LOAD, NULL, &serving));
+    SHOAL_TRY(ctrl_complete(sp));
+    for (unsigned polls = 0; serving != ticket;) {
+        pause_poll(sp, &polls);
         SHOAL_TRY(ctrl(sp, 0, RB_OFF_SERVING, CTRL_LOAD, 0, &serving));
-        if (serving == ticket) break;
     }
     uint64_t seq = ticket + 1;
-    SHOAL_TRY(ctrl(sp, me, RB_OFF_DONE, CTRL_LOAD, 0, &base));
+    /* My DONE now: my previous broadcast released the space only once complete, so DONE is
+     * where that one's target put it (kept here: no round trip to read it back). */
+    uint64_t base = __atomic_load_n(&sp->root_done, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&sp->root_done, base + (uint64_t)(p - 1), __ATOMIC_SEQ_CST);
     rb_descr_t d = {seq, (uint64_t)me, where, nbytes, base + (uint64_t)(p - 1)};
     char *mine = sp->my_data + (size_t)where * (size_t)sp->data_unit;
     if (mine != (const char *)src) memmove(mine, src, nbytes);
@@ -200,9 +235,13 @@ shoal_err_t rb_broadcast(rb_space_t *sp, uint64_t where, const void *src, size_t
         if (rc != MPI_SUCCESS) return shoal__mpi_fail(rc, "MPI_Win_flush_all (broadcast data)");
     }
     atomic_thread_fence(memory_order_release);
+    /* Every request word and my count in one round trip; the release of the space only after
+     * them, so the next broadcast's request cannot reach a member before this one's. */
+    uint64_t req = seq * 2 + 1, count = (uint64_t)(p - 1);
     for (int32_t r = 0; r < p; r++)
-        if (r != me) SHOAL_TRY(ctrl(sp, r, RB_OFF_REQ, CTRL_STORE, seq * 2 + 1, NULL));
-    SHOAL_TRY(ctrl(sp, me, RB_OFF_DONE, CTRL_FADD, (uint64_t)(p - 1), NULL));
+        if (r != me) SHOAL_TRY(ctrl_issue(sp, r, RB_OFF_REQ, CTRL_STORE, &req, NULL));
+    SHOAL_TRY(ctrl_issue(sp, me, RB_OFF_DONE, CTRL_FADD, &count, NULL));
+    SHOAL_TRY(ctrl_complete(sp));
     return ctrl(sp, 0, RB_OFF_SERVING, CTRL_FADD, 1, NULL);
 }
 

@@ -72,6 +72,8 @@ typedef struct rb_space {
     uint64_t relayed; /* the last broadcast my relay has passed on (my part is mine again) */
     /* Broadcast numbers I have taken as root (for a fast local arrival answer). */
     uint64_t my_root_arrived;
+    /* My DONE word's value once my broadcasts so far are complete (the sum of their counts). */
+    uint64_t root_done;
 } rb_space_t;
 
 /* Starts the relay thread (p > 1) / stops and joins it. */
