@@ -8,7 +8,9 @@
  * children (PutRequest: data, then descriptor, both complete, then the request word); each
  * child's relay thread forwards to its own subtree from its region and adds one to the root's
  * DONE. */
+#define _GNU_SOURCE /* pthread_timedjoin_np */
 #include <errno.h>
+#include <limits.h>
 #include <linux/futex.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -98,6 +100,41 @@ static long futex(uint64_t *word, int op, uint32_t value, const struct timespec 
     return syscall(SYS_futex, (uint32_t *)word, op, value, timeout, NULL, 0);
 }
 
+/* The sleep of a direct-path wait: a futex on the low half of *word while it still holds seen,
+ * for at most the configured limit. *waiters counts the sleepers, so that writers wake only
+ * when somebody sleeps: the waiter counts itself before it looks at the word, the writer changes
+ * the word before it looks at the count (both sequentially consistent), so one of them sees the
+ * other and no wake-up is lost. shared: the word is in memory other processes write. */
+static void sleep_on(const rb_space_t *sp, uint64_t *word, uint64_t seen, uint64_t *waiters,
+                     int shared) {
+    __atomic_fetch_add(waiters, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(word, __ATOMIC_SEQ_CST) == seen) {
+        struct timespec limit = {sp->sleep_limit_ms / 1000,
+                                 (long)(sp->sleep_limit_ms % 1000) * 1000 * 1000};
+        futex(word, shared ? FUTEX_WAIT : FUTEX_WAIT_PRIVATE, (uint32_t)seen, &limit);
+    }
+    __atomic_fetch_sub(waiters, 1, __ATOMIC_SEQ_CST);
+}
+
+/* The writer's side of sleep_on, after it changed *word. */
+static void wake_sleepers(uint64_t *word, uint64_t *waiters, int shared) {
+    if (__atomic_load_n(waiters, __ATOMIC_SEQ_CST))
+        futex(word, shared ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
+}
+
+/* After an add to member r's DONE (direct path): wake the program threads waiting there. */
+static void wake_done_waiters(rb_space_t *sp, int32_t r) {
+    if (sp->ctrl_cpu)
+        wake_sleepers((uint64_t *)(sp->ctrl_direct[r] + RB_OFF_DONE),
+                      (uint64_t *)(sp->ctrl_direct[r] + RB_OFF_WAITERS), 1);
+}
+
+/* A new arrival here (my relay handled a request, or I was the root): wake arrival waiters. */
+static void note_arrival(rb_space_t *sp) {
+    __atomic_fetch_add(&sp->arrivals, 1, __ATOMIC_SEQ_CST);
+    wake_sleepers(&sp->arrivals, &sp->arrival_waiters, 0);
+}
+
 /* nbytes into member r's region at unit displacement where (MPI: in pieces of at most 1 GiB). */
 static shoal_err_t data_put(rb_space_t *sp, int32_t r, uint64_t where, const void *src,
                             size_t nbytes) {
@@ -115,6 +152,15 @@ static shoal_err_t data_put(rb_space_t *sp, int32_t r, uint64_t where, const voi
         if (rc != MPI_SUCCESS) return shoal__mpi_fail(rc, "MPI_Put (broadcast data)");
     }
     return SHOAL_OK;
+}
+
+/* After a store to member r's REQ (direct path): wake r's relay if it sleeps there. Also for a
+ * request with nothing to relay: the relay is what tells the member's arrival waiters. */
+static void wake_relay(rb_space_t *sp, int32_t r) {
+    if (!sp->ctrl_cpu) return;
+    uint64_t *sleeping = (uint64_t *)(sp->ctrl_direct[r] + RB_OFF_SLEEPING);
+    if (__atomic_load_n(sleeping, __ATOMIC_SEQ_CST))
+        futex((uint64_t *)(sp->ctrl_direct[r] + RB_OFF_REQ), FUTEX_WAKE, 1, NULL);
 }
 
 /* PutRequest (paper figure 8): data, descriptor, both complete at r, then the request word, then
@@ -136,11 +182,7 @@ static shoal_err_t put_request(rb_space_t *sp, int32_t r, const rb_descr_t *d, c
     }
     atomic_thread_fence(memory_order_release);
     SHOAL_TRY(ctrl(sp, r, RB_OFF_REQ, CTRL_STORE, d->seq * 2, NULL));
-    if (sp->ctrl_cpu) {
-        uint64_t *sleeping = (uint64_t *)(sp->ctrl_direct[r] + RB_OFF_SLEEPING);
-        if (__atomic_load_n(sleeping, __ATOMIC_SEQ_CST))
-            futex((uint64_t *)(sp->ctrl_direct[r] + RB_OFF_REQ), FUTEX_WAKE, 1, NULL);
-    }
+    wake_relay(sp, r);
     return SHOAL_OK;
 }
 
@@ -222,6 +264,7 @@ shoal_err_t rb_broadcast(rb_space_t *sp, uint64_t where, const void *src, size_t
     char *mine = sp->my_data + (size_t)where * (size_t)sp->data_unit;
     if (mine != (const char *)src) memmove(mine, src, nbytes);
     __atomic_store_n(&sp->my_root_arrived, seq, __ATOMIC_SEQ_CST);
+    note_arrival(sp);
     *done_target = d.done_target;
     *seq_out = seq;
     if (p == 1) return ctrl(sp, 0, RB_OFF_SERVING, CTRL_FADD, 1, NULL);
@@ -242,6 +285,9 @@ shoal_err_t rb_broadcast(rb_space_t *sp, uint64_t where, const void *src, size_t
         if (r != me) SHOAL_TRY(ctrl_issue(sp, r, RB_OFF_REQ, CTRL_STORE, &req, NULL));
     SHOAL_TRY(ctrl_issue(sp, me, RB_OFF_DONE, CTRL_FADD, &count, NULL));
     SHOAL_TRY(ctrl_complete(sp));
+    for (int32_t r = 0; r < p; r++)
+        if (r != me) wake_relay(sp, r);
+    wake_done_waiters(sp, me); /* a thread of mine may wait on an earlier broadcast */
     return ctrl(sp, 0, RB_OFF_SERVING, CTRL_FADD, 1, NULL);
 }
 
@@ -265,6 +311,7 @@ static shoal_err_t relay_serve(rb_space_t *sp, uint64_t seq) {
     __atomic_store_n(&sp->relayed, seq, __ATOMIC_SEQ_CST); /* arrival may be reported now */
     uint64_t old = 0;
     SHOAL_TRY(ctrl(sp, (int32_t)d.root, RB_OFF_DONE, CTRL_FADD, 1, &old));
+    wake_done_waiters(sp, (int32_t)d.root);
     if (old + 1 == d.done_target) /* the last member: the next ticket may go */
         SHOAL_TRY(ctrl(sp, 0, RB_OFF_SERVING, CTRL_FADD, 1, NULL));
     return SHOAL_OK;
@@ -291,7 +338,8 @@ static void relay_idle(rb_space_t *sp, uint64_t seen, unsigned *idle, unsigned *
          * timeout bounds a stop request's wait (stop wakes the futex too). */
         if (__atomic_load_n(req, __ATOMIC_SEQ_CST) == seen &&
             !__atomic_load_n(&sp->stop, __ATOMIC_SEQ_CST)) {
-            struct timespec limit = {0, 50 * 1000 * 1000};
+            struct timespec limit = {sp->sleep_limit_ms / 1000,
+                                     (long)(sp->sleep_limit_ms % 1000) * 1000 * 1000};
             futex(req, FUTEX_WAIT, (uint32_t)seen, &limit);
         }
         __atomic_store_n(sleeping, 0, __ATOMIC_SEQ_CST);
@@ -320,6 +368,7 @@ static void *relay_main(void *arg) {
             backoff_us = 1;
             if (!(v & 1) && relay_serve(sp, v / 2) != SHOAL_OK)
                 __atomic_fetch_add(&sp->relay_errors, 1, __ATOMIC_RELAXED);
+            note_arrival(sp);
             continue;
         }
         relay_idle(sp, seen, &idle, &backoff_us);
@@ -340,8 +389,20 @@ shoal_err_t rb_relay_start(rb_space_t *sp) {
 void rb_relay_stop(rb_space_t *sp) {
     if (!sp->relay_started) return;
     __atomic_store_n(&sp->stop, 1, __ATOMIC_SEQ_CST);
-    if (sp->ctrl_cpu) futex((uint64_t *)(sp->ctrl_mine + RB_OFF_REQ), FUTEX_WAKE, 1, NULL);
-    pthread_join(sp->relay, NULL);
+    /* The relay may have looked at stop just before it was set and be on its way into the
+     * futex: the wake-up is repeated until it has left (stop does not change REQ, the word the
+     * futex compares, so one early wake-up could be lost and leave it asleep to its limit). */
+    for (;;) {
+        if (sp->ctrl_cpu) futex((uint64_t *)(sp->ctrl_mine + RB_OFF_REQ), FUTEX_WAKE, 1, NULL);
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 1000 * 1000;
+        if (until.tv_nsec >= 1000 * 1000 * 1000) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000 * 1000 * 1000;
+        }
+        if (pthread_timedjoin_np(sp->relay, NULL, &until) != ETIMEDOUT) break;
+    }
     sp->relay_started = 0;
 }
 
@@ -355,14 +416,23 @@ shoal_err_t rb_test(rb_space_t *sp, uint64_t done_target, int *done) {
     return SHOAL_OK;
 }
 
+/* Whether a wait has spent its spin and yield budget (pause_poll's first two phases): on the
+ * direct path it then sleeps on a futex instead of pause_poll's short sleeps. */
+static int wait_should_sleep(const rb_space_t *sp, unsigned polls) {
+    return sp->ctrl_cpu && polls >= (unsigned)sp->spin_count + 256;
+}
+
 shoal_err_t rb_wait(rb_space_t *sp, uint64_t done_target) {
     unsigned polls = 0;
     for (;;) {
-        int done = 0;
-        SHOAL_TRY(rb_test(sp, done_target, &done));
-        if (done) return SHOAL_OK;
+        uint64_t v = 0;
+        SHOAL_TRY(ctrl(sp, sp->me, RB_OFF_DONE, CTRL_LOAD, 0, &v));
+        if (v >= done_target) return SHOAL_OK;
         if (sp->flush_us > 0)
             usleep((useconds_t)sp->flush_us);
+        else if (wait_should_sleep(sp, polls)) /* the relays' DONE adds wake me */
+            sleep_on(sp, (uint64_t *)(sp->ctrl_mine + RB_OFF_DONE), v,
+                     (uint64_t *)(sp->ctrl_mine + RB_OFF_WAITERS), 1);
         else
             pause_poll(sp, &polls);
     }
@@ -389,10 +459,16 @@ shoal_err_t rb_arrived(rb_space_t *sp, uint64_t seq, int *arrived) {
 shoal_err_t rb_wait_arrival(rb_space_t *sp, uint64_t seq) {
     unsigned polls = 0;
     for (;;) {
+        /* Read before the test: an arrival after the test changes it, so the sleep below
+         * returns at once (sleep_on's protocol against lost wake-ups). */
+        uint64_t seen = __atomic_load_n(&sp->arrivals, __ATOMIC_SEQ_CST);
         int arrived = 0;
         SHOAL_TRY(rb_arrived(sp, seq, &arrived));
         if (arrived) return SHOAL_OK;
-        pause_poll(sp, &polls);
+        if (wait_should_sleep(sp, polls)) /* my relay wakes me when a request is handled */
+            sleep_on(sp, &sp->arrivals, seen, &sp->arrival_waiters, 0);
+        else
+            pause_poll(sp, &polls);
     }
 }
 
@@ -418,6 +494,7 @@ shoal_err_t rb_params_load(rb_space_t *sp) {
     sp->flush_us = rt->rb_flush_us;
     sp->relay_spin = rt->rb_relay_spin;
     sp->relay_max_sleep_us = rt->rb_relay_max_sleep_us;
+    sp->sleep_limit_ms = rt->rb_sleep_limit_ms;
     sp->spin_count = rt->spin_count;
     const char *a = rt->rb_algo && *rt->rb_algo ? rt->rb_algo : "auto";
     if (!strcmp(a, "auto"))

@@ -20,12 +20,14 @@
  * REQ      the last request here: number * 2, + 1 when there is nothing to relay (linear);
  *          the relay thread sleeps on its low 32 bits (futex) on the direct path
  * SLEEPING the relay thread is (about to be) asleep on REQ: a writer must wake it
+ * WAITERS  program threads (about to be) asleep on DONE: whoever adds to DONE wakes them
  * DESCR    the request's description, written by the parent before REQ */
 #define RB_OFF_NEXT     0
 #define RB_OFF_SERVING  8
 #define RB_OFF_DONE     16
 #define RB_OFF_REQ      24
 #define RB_OFF_SLEEPING 32
+#define RB_OFF_WAITERS  40
 #define RB_OFF_DESCR    64
 #define RB_CTRL_BYTES   128
 
@@ -64,7 +66,7 @@ typedef struct rb_space {
     uint64_t relay_errors; /* failed relays (reported when they happen) */
     /* Waiting parameters (the SHOAL_RMA_BCAST_* and SHOAL_SPIN_COUNT variables), read at
      * registration: the plain-MPI face has no shoal_init to read them. */
-    int waiter_us, flush_us, relay_spin, relay_max_sleep_us, spin_count;
+    int waiter_us, flush_us, relay_spin, relay_max_sleep_us, spin_count, sleep_limit_ms;
     shoal_rma_bcast_algo_t auto_means; /* SHOAL_RMA_BCAST_ALGO */
     uintptr_t token;                   /* its name in the object table (requests refer to it) */
     void *face;                        /* the face's own record (its control words, ...) */
@@ -74,6 +76,9 @@ typedef struct rb_space {
     uint64_t my_root_arrived;
     /* My DONE word's value once my broadcasts so far are complete (the sum of their counts). */
     uint64_t root_done;
+    /* Arrivals my relay has seen (bumped after each request it handled, and by my own
+     * broadcasts), and program threads (about to be) asleep on it: a process-private futex. */
+    uint64_t arrivals, arrival_waiters;
 } rb_space_t;
 
 /* Starts the relay thread (p > 1) / stops and joins it. */

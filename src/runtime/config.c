@@ -122,6 +122,11 @@ static const cfg_entry_t table[] = {
     {"SHOAL_RMA_BCAST_RELAY_MAX_SLEEP_US", CFG_INT, "100",
      "Relay threads on the MPI path: longest sleep of their polling backoff (microseconds)",
      FIELD(rb_relay_max_sleep_us), 1, 10000000},
+    {"SHOAL_RMA_BCAST_SLEEP_LIMIT_MS", CFG_INT, "50",
+     "Direct path: longest futex sleep of a relay thread or of a wait for completion or arrival "
+     "before it looks again (a wake-up is what normally ends it; tests set it high, so that a "
+     "missed wake-up hangs instead of hiding)",
+     FIELD(rb_sleep_limit_ms), 1, 3600000},
 };
 #define NVARS ((int)(sizeof table / sizeof table[0]))
 

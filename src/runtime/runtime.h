@@ -51,6 +51,7 @@ typedef struct {
     int rb_flush_us;           /* root's wait: fixed sleep between polls (FlushTimeout) */
     int rb_relay_spin;         /* relay: polls before it sleeps */
     int rb_relay_max_sleep_us; /* relay on the MPI path: longest backoff sleep */
+    int rb_sleep_limit_ms;     /* direct path: longest futex sleep before looking again */
 } shoal_runtime_t;
 
 extern shoal_runtime_t shoal__rt;
