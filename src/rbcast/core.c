@@ -334,8 +334,9 @@ static void relay_idle(rb_space_t *sp, uint64_t seen, unsigned *idle, unsigned *
         uint64_t *sleeping = (uint64_t *)(sp->ctrl_mine + RB_OFF_SLEEPING);
         uint64_t *req = (uint64_t *)(sp->ctrl_mine + RB_OFF_REQ);
         __atomic_store_n(sleeping, 1, __ATOMIC_SEQ_CST);
-        /* Re-check after announcing the sleep: a writer that stored before saw no sleeper. The
-         * timeout bounds a stop request's wait (stop wakes the futex too). */
+        /* Re-check after announcing the sleep: a writer that stored before saw no sleeper. Every
+         * writer of REQ wakes a sleeper, and a stop repeats its wake-up: the limit is only a
+         * backstop (SHOAL_RMA_BCAST_SLEEP_LIMIT_MS). */
         if (__atomic_load_n(req, __ATOMIC_SEQ_CST) == seen &&
             !__atomic_load_n(&sp->stop, __ATOMIC_SEQ_CST)) {
             struct timespec limit = {sp->sleep_limit_ms / 1000,
