@@ -21,15 +21,18 @@
  *          the relay thread sleeps on its low 32 bits (futex) on the direct path
  * SLEEPING the relay thread is (about to be) asleep on REQ: a writer must wake it
  * WAITERS  program threads (about to be) asleep on DONE: whoever adds to DONE wakes them
+ * ARRIVAL_WAITERS program threads (about to be) asleep waiting for an arrival: a root that
+ *          writes a linear request here then wakes the relay, which tells them
  * DESCR    the request's description, written by the parent before REQ */
-#define RB_OFF_NEXT     0
-#define RB_OFF_SERVING  8
-#define RB_OFF_DONE     16
-#define RB_OFF_REQ      24
-#define RB_OFF_SLEEPING 32
-#define RB_OFF_WAITERS  40
-#define RB_OFF_DESCR    64
-#define RB_CTRL_BYTES   128
+#define RB_OFF_NEXT            0
+#define RB_OFF_SERVING         8
+#define RB_OFF_DONE            16
+#define RB_OFF_REQ             24
+#define RB_OFF_SLEEPING        32
+#define RB_OFF_WAITERS         40
+#define RB_OFF_ARRIVAL_WAITERS 48
+#define RB_OFF_DESCR           64
+#define RB_CTRL_BYTES          128
 
 typedef struct {
     uint64_t seq;         /* the broadcast's number */
