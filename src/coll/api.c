@@ -152,14 +152,19 @@ shoal_err_t shoal__broadcast_keep_root_dest(shoal_team_t team, shoal_gptr_t dest
     return broadcast(team, dest, src, nbytes, root, 1);
 }
 
+/* Frees a collect's size and offset arrays (on a failure: the caller sees NULLs). */
+static void drop_sizes(coll_args_t *a) {
+    free(a->sizes);
+    free(a->offsets);
+    a->sizes = a->offsets = NULL;
+}
+
 /* The per-member size and offset arrays of a collect or fcollect (freed by the caller). */
 static shoal_err_t alloc_sizes(coll_args_t *a) {
     a->sizes = malloc((size_t)a->p * sizeof *a->sizes);
     a->offsets = malloc((size_t)a->p * sizeof *a->offsets);
     if (a->sizes && a->offsets) return SHOAL_OK;
-    free(a->sizes);
-    free(a->offsets);
-    a->sizes = a->offsets = NULL;
+    drop_sizes(a);
     return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
 }
 
@@ -170,9 +175,7 @@ static shoal_err_t set_offsets(coll_args_t *a) {
     for (int32_t r = 0; r < a->p; r++) {
         a->offsets[r] = sum; /* exclusive prefix sum: where member r's block goes */
         if (a->sizes[r] > SIZE_MAX - sum) {
-            free(a->sizes);
-            free(a->offsets);
-            a->sizes = a->offsets = NULL;
+            drop_sizes(a);
             return shoal__fail(SHOAL_ERR_INVAL, "the members' contributions add up past SIZE_MAX");
         }
         sum += a->sizes[r];
@@ -198,9 +201,7 @@ static shoal_err_t exchange_sizes_mpi(coll_args_t *a, size_t mine) {
     size_t cell = mpi_cell_bytes(a->p);
     char *cells = malloc(cell * ((size_t)a->p + 1)), *my_cell = cells + cell * (size_t)a->p;
     if (!cells) {
-        free(a->sizes);
-        free(a->offsets);
-        a->sizes = a->offsets = NULL;
+        drop_sizes(a);
         return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
     }
     uint64_t v = mine;
@@ -211,9 +212,7 @@ static shoal_err_t exchange_sizes_mpi(coll_args_t *a, size_t mine) {
     int rc = MPI_Allgather(my_cell, (int)cell, MPI_BYTE, cells, (int)cell, MPI_BYTE, a->team->comm);
     if (rc != MPI_SUCCESS) {
         free(cells);
-        free(a->sizes);
-        free(a->offsets);
-        a->sizes = a->offsets = NULL;
+        drop_sizes(a);
         return shoal__mpi_fail(rc, "MPI_Allgather (collect sizes)");
     }
     a->mpi_cells = cells;
@@ -269,8 +268,7 @@ shoal_err_t shoal_collect(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t src
         SHOAL_TRY(alloc_sizes(&a));
         shoal_err_t err = coll_eager_collect_sizes(&a, nbytes);
         if (err != SHOAL_OK) {
-            free(a.sizes);
-            free(a.offsets);
+            drop_sizes(&a);
             return err;
         }
     } else {
@@ -285,8 +283,7 @@ shoal_err_t shoal_collect(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t src
     }
     shoal_err_t end = coll_eager_end(&a); /* closes the size exchange, whatever ran */
     if (err == SHOAL_OK) err = end;
-    free(a.sizes);
-    free(a.offsets);
+    drop_sizes(&a);
     free(a.mpi_cells);
     return err;
 }
@@ -309,8 +306,7 @@ shoal_err_t shoal_fcollect(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t sr
         a.offsets[r] = nbytes * (size_t)r;
     }
     err = run(&a);
-    free(a.sizes);
-    free(a.offsets);
+    drop_sizes(&a);
     return err;
 }
 

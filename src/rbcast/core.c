@@ -27,8 +27,26 @@
 
 typedef enum { CTRL_LOAD, CTRL_STORE, CTRL_FADD } ctrl_op_t;
 
-/* One atomic on a control word of member r: CPU atomics on the mapping, or an MPI atomic and a
- * flush. *result gets the old value (LOAD, FADD). */
+/* An atomic on a control word of member r on the MPI path, issued but not completed: *operand
+ * (STORE, FADD) and *result (LOAD, FADD; may be NULL for FADD) must stay valid until a flush, as
+ * MPI asks of origin buffers. */
+static shoal_err_t ctrl_mpi(rb_space_t *sp, int32_t r, size_t off, ctrl_op_t op,
+                            const uint64_t *operand, uint64_t *result) {
+    MPI_Aint disp = sp->ctrl_disp0[r] + (MPI_Aint)off;
+    int rank = sp->ctrl_rank ? sp->ctrl_rank[r] : r, rc = MPI_SUCCESS;
+    if (op == CTRL_LOAD)
+        rc = MPI_Fetch_and_op(NULL, result, MPI_UINT64_T, rank, disp, MPI_NO_OP, sp->ctrl_win);
+    else if (op == CTRL_FADD && result)
+        rc = MPI_Fetch_and_op(operand, result, MPI_UINT64_T, rank, disp, MPI_SUM, sp->ctrl_win);
+    else
+        rc = MPI_Accumulate(operand, 1, MPI_UINT64_T, rank, disp, 1, MPI_UINT64_T,
+                            op == CTRL_STORE ? MPI_REPLACE : MPI_SUM, sp->ctrl_win);
+    if (rc != MPI_SUCCESS) return shoal__mpi_fail(rc, "an atomic on a broadcast control word");
+    return SHOAL_OK;
+}
+
+/* One atomic on a control word of member r, complete at return: CPU atomics on the mapping, or
+ * an MPI atomic and a flush of that member. *result gets the old value (LOAD, FADD). */
 static shoal_err_t ctrl(rb_space_t *sp, int32_t r, size_t off, ctrl_op_t op, uint64_t value,
                         uint64_t *result) {
     uint64_t old = 0;
@@ -46,21 +64,8 @@ static shoal_err_t ctrl(rb_space_t *sp, int32_t r, size_t off, ctrl_op_t op, uin
             break;
         }
     } else {
-        MPI_Aint disp = sp->ctrl_disp0[r] + (MPI_Aint)off;
-        int rank = sp->ctrl_rank ? sp->ctrl_rank[r] : r, rc = MPI_SUCCESS;
-        switch (op) {
-        case CTRL_LOAD:
-            rc = MPI_Fetch_and_op(NULL, &old, MPI_UINT64_T, rank, disp, MPI_NO_OP, sp->ctrl_win);
-            break;
-        case CTRL_STORE:
-            rc = MPI_Accumulate(&value, 1, MPI_UINT64_T, rank, disp, 1, MPI_UINT64_T, MPI_REPLACE,
-                                sp->ctrl_win);
-            break;
-        case CTRL_FADD:
-            rc = MPI_Fetch_and_op(&value, &old, MPI_UINT64_T, rank, disp, MPI_SUM, sp->ctrl_win);
-            break;
-        }
-        if (rc == MPI_SUCCESS) rc = MPI_Win_flush(rank, sp->ctrl_win);
+        SHOAL_TRY(ctrl_mpi(sp, r, off, op, &value, op == CTRL_STORE ? NULL : &old));
+        int rc = MPI_Win_flush(sp->ctrl_rank ? sp->ctrl_rank[r] : r, sp->ctrl_win);
         if (rc != MPI_SUCCESS) return shoal__mpi_fail(rc, "an atomic on a broadcast control word");
     }
     if (result) *result = old;
@@ -68,22 +73,11 @@ static shoal_err_t ctrl(rb_space_t *sp, int32_t r, size_t off, ctrl_op_t op, uin
 }
 
 /* The same atomics, but on the MPI path only issued: a batch costs one round trip (ctrl_complete)
- * instead of one each. *operand (STORE, FADD) and *result (LOAD, FADD; may be NULL for FADD)
- * must stay valid until ctrl_complete has returned, as MPI asks of origin buffers. */
+ * instead of one each (the buffers' lifetime as for ctrl_mpi). */
 static shoal_err_t ctrl_issue(rb_space_t *sp, int32_t r, size_t off, ctrl_op_t op,
                               const uint64_t *operand, uint64_t *result) {
     if (sp->ctrl_cpu) return ctrl(sp, r, off, op, operand ? *operand : 0, result);
-    MPI_Aint disp = sp->ctrl_disp0[r] + (MPI_Aint)off;
-    int rank = sp->ctrl_rank ? sp->ctrl_rank[r] : r, rc = MPI_SUCCESS;
-    if (op == CTRL_LOAD)
-        rc = MPI_Fetch_and_op(NULL, result, MPI_UINT64_T, rank, disp, MPI_NO_OP, sp->ctrl_win);
-    else if (op == CTRL_FADD && result)
-        rc = MPI_Fetch_and_op(operand, result, MPI_UINT64_T, rank, disp, MPI_SUM, sp->ctrl_win);
-    else
-        rc = MPI_Accumulate(operand, 1, MPI_UINT64_T, rank, disp, 1, MPI_UINT64_T,
-                            op == CTRL_STORE ? MPI_REPLACE : MPI_SUM, sp->ctrl_win);
-    if (rc != MPI_SUCCESS) return shoal__mpi_fail(rc, "an atomic on a broadcast control word");
-    return SHOAL_OK;
+    return ctrl_mpi(sp, r, off, op, operand, result);
 }
 
 /* Completes every ctrl_issue so far (MPI path; nothing to do with CPU atomics). */
@@ -473,9 +467,6 @@ shoal_err_t rb_arrived(rb_space_t *sp, uint64_t seq, int *arrived) {
 shoal_err_t rb_wait_arrival(rb_space_t *sp, uint64_t seq) {
     unsigned polls = 0;
     for (;;) {
-        /* Read before the test: an arrival after the test changes it, so the sleep below
-         * returns at once (sleep_on's protocol against lost wake-ups). */
-        uint64_t seen = __atomic_load_n(&sp->arrivals, __ATOMIC_SEQ_CST);
         int arrived = 0;
         SHOAL_TRY(rb_arrived(sp, seq, &arrived));
         if (arrived) return SHOAL_OK;
@@ -488,7 +479,7 @@ shoal_err_t rb_wait_arrival(rb_space_t *sp, uint64_t seq) {
          * arrival test once more, since a request may have come since the one above. */
         uint64_t *counted = (uint64_t *)(sp->ctrl_mine + RB_OFF_ARRIVAL_WAITERS);
         __atomic_fetch_add(counted, 1, __ATOMIC_SEQ_CST);
-        seen = __atomic_load_n(&sp->arrivals, __ATOMIC_SEQ_CST);
+        uint64_t seen = __atomic_load_n(&sp->arrivals, __ATOMIC_SEQ_CST);
         shoal_err_t err = rb_arrived(sp, seq, &arrived);
         if (err == SHOAL_OK && !arrived) sleep_on(sp, &sp->arrivals, seen, &sp->arrival_waiters, 0);
         __atomic_fetch_sub(counted, 1, __ATOMIC_SEQ_CST);
