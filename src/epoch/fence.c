@@ -173,6 +173,15 @@ static shoal_err_t complete_targets(epoch_t *e, segment_t *seg, int flag) {
     return SHOAL_OK;
 }
 
+/* The one part of duty (1) that imm_barrier's barrier does not carry on every MPI: gets through
+ * MPI are completed target by target first. MPICH 4.0.2 (ch4/UCX) at 3-4 processes sometimes
+ * returns from MPI_Win_flush_all before an MPI_Get's data has all landed (without Shoal:
+ * tools/mpi-checks/flush_all_get.c; MPI_Win_flush per target and MPI_Rget + MPI_Wait were always
+ * complete, and so were puts after a flush_all), and the barrier's flush is a flush_all. */
+static shoal_err_t complete_gets(epoch_t *e, segment_t *seg) {
+    return __atomic_load_n(&e->mpi_gets, __ATOMIC_RELAXED) ? complete_targets(e, seg, 0) : SHOAL_OK;
+}
+
 /* Duty (2) for the immediate designs: nobody starts the next epoch before everybody finished
  * this fence. The naive design says so to every other member; the others use a barrier. */
 static shoal_err_t start_next_epoch(epoch_t *e) {
@@ -265,7 +274,10 @@ shoal_err_t shoal_epoch_fence(shoal_gptr_t alloc, int assertions) {
                              !shoal__rt.check_collectives && !shoal__rt.epoch_test_skip_ordering,
                          1)) {
         e->fenced = 1;
-        if (e->ntouched) shoal__epoch_reset_traffic(e);
+        if (e->ntouched) {
+            SHOAL_TRY(complete_gets(e, seg));
+            shoal__epoch_reset_traffic(e);
+        }
         e->open = 1;
         return fence_barrier(seg);
     }
@@ -301,7 +313,11 @@ static shoal_err_t fence_general(segment_t *seg, shoal_err_t mine, int assertion
     int precedes = e->open && !(assertions & SHOAL_EPOCH_NOPRECEDE);
     shoal_err_t err = SHOAL_OK;
     if (completes_at_barrier(e)) {
-        if (e->open && !precedes && e->ntouched) err = complete_undeclared(e, seg);
+        if (e->open && !precedes && e->ntouched)
+            err = complete_undeclared(e, seg);
+        else if (e->open && e->ntouched)
+            err = complete_gets(e, seg);
+        if (err != SHOAL_OK && err != SHOAL_ERR_STATE) return err; /* MPI failed: give up */
         shoal__epoch_reset_traffic(e);
         if (precedes || opens) {
             shoal_err_t e2 = fence_barrier(seg);

@@ -112,6 +112,7 @@ shoal_err_t shoal__epoch_issue(int is_put, void *local, const shoal_target_t *t,
         break;
     default:
         SHOAL_TRY(move_now(is_put, local, t, n));
+        if (!is_put && !t->addr) __atomic_fetch_add(&e->mpi_gets, 1, __ATOMIC_RELAXED);
         break;
     }
     note_target(e, t->rank);
@@ -134,4 +135,5 @@ void shoal__epoch_reset_traffic(epoch_t *e) {
     }
     e->ntouched = 0;
     e->nqueue = 0;
+    e->mpi_gets = 0;
 }
