@@ -1,6 +1,7 @@
 /* Barrier algorithms. */
 #include "coll.h"
 #include "rma/rma.h"
+#include "sync/sync.h"
 #include "tree.h"
 
 /* Linear: everyone signals member 0, which waits for all, then releases everyone. */
@@ -49,6 +50,9 @@ static shoal_err_t barrier_flags(coll_args_t *a) {
  * the AMD EPYC host, 37-39 ns against 49-52 ns for a raw loop of each, one hand-off being 32-37
  * ns. With more members every store still takes the line in turn, so the rules prefer it at 2. */
 static shoal_err_t barrier_line(coll_args_t *a) {
+    /* 2 members in shared memory: the synchronisation layer's barrier of this design (sync.h),
+     * one implementation for both; flag_seq stays as it is (api.c's fast path skips it too). */
+    if (a->p == 2 && a->team->barrier_pair) return shoal__pair_run(a->team, a->team->barrier_pair);
     uint64_t e = ++a->ct->flag_seq;
     if (a->p == 1) return SHOAL_OK;
     shoal_target_t mine = coll_word(a, 0, W_LINE(a->me, a->p));

@@ -5,6 +5,7 @@
 
 #include "coll.h"
 #include "rma/rma.h"
+#include "sync/sync.h"
 
 /* Checks that gp is my part of a symmetric allocation that every member of t can reach, with at
  * least nbytes from gp; returns its segment and my local address. */
@@ -99,7 +100,24 @@ static shoal_err_t run_cached_barrier(team_t *t, const coll_algo_t *algo) {
     return algo->run(&t->coll->barrier_args);
 }
 
+/* The kept selection is `line` at 2 members in shared memory: the synchronisation layer's pair
+ * barrier, with the call's bookkeeping after it (see sync.h for why nothing may come before). */
+static inline int run_pair_barrier(team_t *t, shoal_err_t *err) {
+    coll_team_t *ct = t->coll;
+    if (!ct->barrier_pair || ct->barrier_gen != coll_rules_gen || !shoal__pair_barrier(t, err))
+        return 0;
+    ct->seq++;
+    ct->last_algo = ct->barrier_algo->name;
+    return 1;
+}
+
 shoal_err_t shoal_team_barrier(shoal_team_t team) {
+    shoal_err_t err;
+    /* The world of 2 units first, before the entry's bookkeeping, as shoal_barrier does (the
+     * record exists only while Shoal is initialised; with SHOAL_CHECK_COLLECTIVES the selection
+     * never marks a pair, and the agreement below runs). */
+    team_t *all = shoal__team_all_rec;
+    if (team == SHOAL_TEAM_ALL && all && run_pair_barrier(all, &err)) return err;
     SHOAL_ENTER("shoal_team_barrier");
     /* Fast path: the team's last selection still holds and its arguments are ready (with
      * SHOAL_CHECK_COLLECTIVES the agreement below must run). */
@@ -116,6 +134,8 @@ shoal_err_t shoal_team_barrier(shoal_team_t team) {
 /* The runtime's own barriers (fences, one-sided broadcasts) agree on nothing, so the fast path
  * holds with SHOAL_CHECK_COLLECTIVES too: an immediate-barrier fence is this call alone. */
 shoal_err_t shoal__coll_barrier(team_t *t) {
+    shoal_err_t err;
+    if (run_pair_barrier(t, &err)) return err;
     const coll_algo_t *algo = coll_barrier_cached(t->coll);
     if (algo) return run_cached_barrier(t, algo);
     coll_args_t a;

@@ -117,7 +117,12 @@ struct coll_team {
     /* The arguments of that selection, ready to run (a barrier's are the same every call; no
      * barrier algorithm writes to them): shoal_team_barrier's fast path skips building them. */
     coll_args_t barrier_args;
+    /* That selection is `line` at 2 members in shared memory, which is the synchronisation
+     * layer's 2-member barrier (sync.h): shoal_team_barrier runs it before anything else. */
+    int barrier_pair;
 };
+/* The generation of the selection rules (select.c): a kept barrier selection holds while equal. */
+extern uint64_t coll_rules_gen;
 
 /* The "native" algorithm of every collective (native.c): the MPI library's own collective on the
  * team's communicator. Why it cannot run a call (NULL: it can); the simulator has its own. */

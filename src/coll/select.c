@@ -124,7 +124,7 @@ typedef struct {
 } rule_list_t;
 
 static rule_list_t table;                 /* environment, tuning file, defaults, in that order */
-static uint64_t rules_gen = 1;            /* changes whenever the rules do (barrier cache) */
+uint64_t coll_rules_gen = 1;              /* changes whenever the rules do (barrier cache) */
 static rule_list_t overrides[COLL_KINDS]; /* shoal_coll_override: consulted first */
 static rule_list_t *adding = &table;      /* where parse_rules appends */
 
@@ -371,7 +371,7 @@ static const struct {
 };
 
 shoal_err_t coll_select_init(void) {
-    rules_gen++;
+    coll_rules_gen++;
     table.n = 0;
     adding = &table;
     for (int k = 0; k < COLL_KINDS; k++) {
@@ -426,7 +426,7 @@ shoal_err_t shoal_coll_override(const char *collective, const char *list) {
     }
     free(overrides[kind].v);
     overrides[kind] = fresh;
-    rules_gen++;
+    coll_rules_gen++;
     return SHOAL_OK;
 }
 
@@ -501,7 +501,8 @@ uint64_t coll_select_hash(void) {
 }
 
 const coll_algo_t *coll_barrier_cached(const coll_team_t *ct) {
-    if (!ct->barrier_algo || ct->barrier_gen != rules_gen || shoal__rt.coll_verbose) return NULL;
+    if (!ct->barrier_algo || ct->barrier_gen != coll_rules_gen || shoal__rt.coll_verbose)
+        return NULL;
     const coll_args_t *a = &ct->barrier_args;
     return a->p == a->team->size && ct->barrier_nnodes == ct->nnodes ? ct->barrier_algo : NULL;
 }
@@ -522,9 +523,12 @@ shoal_err_t coll_select(coll_args_t *a, const coll_algo_t **out) {
     if (!found) SHOAL_TRY(pick(&table, a, out, &found));
     if (found && cacheable) {
         ct->barrier_algo = *out;
-        ct->barrier_gen = rules_gen;
+        ct->barrier_gen = coll_rules_gen;
         ct->barrier_nnodes = ct->nnodes;
         ct->barrier_args = *a; /* radix and segsize chosen, p and the team: all it depends on */
+        /* with SHOAL_CHECK_COLLECTIVES shoal_team_barrier agrees first: no fast path */
+        ct->barrier_pair = strcmp((*out)->name, "line") == 0 && a->p == 2 &&
+                           a->team->barrier_pair && !shoal__rt.check_collectives;
     }
     if (found) return SHOAL_OK;
     return shoal__fail(SHOAL_ERR_UNSUPPORTED, "no %s algorithm applies (team of %d, %zu bytes)",

@@ -13,8 +13,9 @@ segment_t *shoal__pool_seg;
 static uint64_t used_ids[SHOAL_MAX_SEGMENTS / 64]; /* bit set: id in use here */
 static uint16_t last_gen[SHOAL_MAX_SEGMENTS];      /* generation each id last had here */
 static segment_t **dirty;                          /* segments with MPI ops outstanding */
-static size_t ndirty, dirty_cap; /* ndirty: read without the lock by the flushes' fast path */
-static int own_windows;          /* live segments with a window of their own (SHOAL_MPI_WINDOWS) */
+size_t shoal__segments_ndirty; /* read without the lock by the flushes' fast path */
+static size_t dirty_cap;
+static int own_windows; /* live segments with a window of their own (SHOAL_MPI_WINDOWS) */
 static pthread_mutex_t dirty_mu = PTHREAD_MUTEX_INITIALIZER; /* the dirty list, for threads */
 static void (*complete_in_flight)(const segment_t *);        /* rma/'s handle completion */
 
@@ -210,9 +211,9 @@ static void unlink_segment(segment_t *s) {
     if (s->next) s->next->prev = s->prev;
     pthread_mutex_lock(&dirty_mu);
     if (s->dirty) { /* move the last dirty segment into its slot */
-        size_t last = ndirty - 1;
+        size_t last = shoal__segments_ndirty - 1;
         dirty[s->dirty_slot] = dirty[last];
-        __atomic_store_n(&ndirty, last, __ATOMIC_RELAXED);
+        __atomic_store_n(&shoal__segments_ndirty, last, __ATOMIC_RELAXED);
         dirty[s->dirty_slot]->dirty_slot = s->dirty_slot;
         s->dirty = 0;
     }
@@ -298,7 +299,7 @@ void shoal__segments_finalize(void) {
     free(v);
     free(dirty);
     dirty = NULL;
-    __atomic_store_n(&ndirty, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&shoal__segments_ndirty, 0, __ATOMIC_RELAXED);
     dirty_cap = 0;
 }
 
@@ -308,7 +309,7 @@ void shoal__segment_mark_dirty(segment_t *s) {
     if (__atomic_load_n(&s->dirty, __ATOMIC_ACQUIRE)) return;
     pthread_mutex_lock(&dirty_mu);
     if (!s->dirty) {
-        if (ndirty == dirty_cap) {
+        if (shoal__segments_ndirty == dirty_cap) {
             size_t cap = dirty_cap ? dirty_cap * 2 : 16;
             segment_t **d = realloc(dirty, cap * sizeof *d);
             if (!d) { /* cannot track: complete now instead */
@@ -319,9 +320,9 @@ void shoal__segment_mark_dirty(segment_t *s) {
             dirty = d;
             dirty_cap = cap;
         }
-        s->dirty_slot = ndirty;
-        dirty[ndirty] = s;
-        __atomic_store_n(&ndirty, ndirty + 1, __ATOMIC_RELAXED);
+        s->dirty_slot = shoal__segments_ndirty;
+        dirty[shoal__segments_ndirty] = s;
+        __atomic_store_n(&shoal__segments_ndirty, shoal__segments_ndirty + 1, __ATOMIC_RELAXED);
         __atomic_store_n(&s->dirty, 1, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&dirty_mu);
@@ -331,22 +332,22 @@ shoal_err_t shoal__segments_flush(shoal_unit_t unit) {
     /* Nothing outstanding (always so on the direct path): no lock. What this thread issued marked
      * its segment dirty before this call, so it is seen here; the count is written under the lock
      * with atomic stores so this read is not a data race. */
-    if (__atomic_load_n(&ndirty, __ATOMIC_RELAXED) == 0) return SHOAL_OK;
+    if (__atomic_load_n(&shoal__segments_ndirty, __ATOMIC_RELAXED) == 0) return SHOAL_OK;
     int rc = MPI_SUCCESS;
     pthread_mutex_lock(&dirty_mu);
     if (unit < 0) {
         /* Flushed segments leave the list; on a failure the rest stay listed. */
         size_t i = 0;
-        for (; i < ndirty && rc == MPI_SUCCESS; i++) {
+        for (; i < shoal__segments_ndirty && rc == MPI_SUCCESS; i++) {
             rc = MPI_Win_flush_all(dirty[i]->win);
             __atomic_store_n(&dirty[i]->dirty, 0, __ATOMIC_RELEASE);
         }
-        size_t left = ndirty - i;
+        size_t left = shoal__segments_ndirty - i;
         if (left) memmove(dirty, dirty + i, left * sizeof *dirty); /* dirty may be NULL */
         for (size_t k = 0; k < left; k++) dirty[k]->dirty_slot = k;
-        __atomic_store_n(&ndirty, left, __ATOMIC_RELAXED);
+        __atomic_store_n(&shoal__segments_ndirty, left, __ATOMIC_RELAXED);
     } else {
-        for (size_t i = 0; i < ndirty && rc == MPI_SUCCESS; i++) {
+        for (size_t i = 0; i < shoal__segments_ndirty && rc == MPI_SUCCESS; i++) {
             int32_t rel = dirty[i]->team->rel_of_abs[unit];
             if (rel >= 0) rc = MPI_Win_flush(rel, dirty[i]->win);
         }

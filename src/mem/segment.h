@@ -87,5 +87,11 @@ void shoal__segment_add_release_hook(void (*release)(segment_t *seg, int collect
 void shoal__segment_mark_dirty(segment_t *seg);
 /* Completes outstanding MPI operations on every dirty segment (to one unit, or all when -1). */
 shoal_err_t shoal__segments_flush(shoal_unit_t unit);
+/* How many segments have MPI operations outstanding (0: a flush has nothing to do). Written
+ * under the dirty list's lock with atomic stores, so a relaxed read here is not a data race. */
+extern size_t shoal__segments_ndirty;
+static inline int shoal__segments_clean(void) {
+    return __atomic_load_n(&shoal__segments_ndirty, __ATOMIC_RELAXED) == 0;
+}
 
 #endif

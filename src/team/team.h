@@ -24,6 +24,7 @@ typedef struct team {
     int32_t *node_rank_of_rel; /* [size] rank in node_comm, -1 when on another node */
     struct segment *sync_seg;  /* the team's own signal words (barrier); see sync/ */
     uint64_t barrier_epoch;    /* barriers completed: sequence numbers, never resets */
+    uint64_t *barrier_pair;    /* 2 members in shared memory: both barrier words, one line */
     uint32_t locks_created;    /* spreads lock tails over the members */
     struct shoal_lock *locks;  /* live locks, destroyed with the team */
     struct coll_team *coll;    /* collectives: signal words and scratch (coll/area.c) */

@@ -226,6 +226,14 @@ shoal_err_t shoal__wait_word(const shoal_target_t *t, shoal_cmp_t cmp, uint64_t 
     return SHOAL_OK;
 }
 
+/* sync.h's 2-member barrier: simulated teams have no pair words (barrier_pair is NULL), so the
+ * `line` algorithm records its general schedule, the same one store and one wait per member. */
+shoal_err_t shoal__pair_wait(team_t *t, uint64_t epoch) {
+    (void)t;
+    (void)epoch;
+    abort();
+}
+
 /* ---- Recording ---- */
 /* Reserves (never commits) address space for two buffers of `half` bytes each: dest at region,
  * src at region + half; scratch and staging point at region too. Sized per recording, so that
