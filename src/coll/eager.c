@@ -16,6 +16,7 @@
 
 #include "coll.h"
 #include "rma/rma.h"
+#include "runtime/wait.h"
 
 /* Cell `from` of member `member`'s slot for exchange e. */
 static shoal_target_t cell(coll_args_t *a, int32_t member, uint64_t e, int32_t from) {
@@ -51,7 +52,10 @@ shoal_err_t coll_eager_post(coll_args_t *a, int32_t peer, uint64_t e, int32_t do
 }
 
 shoal_err_t coll_eager_wait(coll_args_t *a, shoal_target_t flag, uint64_t e, const char **data) {
-    SHOAL_TRY(shoal__wait_word(&flag, SHOAL_CMP_GE, e + 1, NULL)); /* syncs the window */
+    /* polls with gaps first (runtime/wait.h: the writer's stores need the line) */
+    if (!flag.seg->atomics_direct ||
+        !shoal__poll_ge_gapped((const uint64_t *)(void *)flag.addr, e + 1, 64))
+        SHOAL_TRY(shoal__wait_word(&flag, SHOAL_CMP_GE, e + 1, NULL)); /* syncs the window */
     *data = a->ct->seg->my_base + (flag.disp - a->ct->seg->win_disp[a->me]) + 8;
     return SHOAL_OK;
 }

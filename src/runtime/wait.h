@@ -32,10 +32,11 @@ static inline void shoal__poll_hint(void) {
 
 /* Polls a CPU-atomic word until it holds at least value, up to polls times, with a gap of a few
  * dozen cycles between polls (a compiler barrier loop, not a pause: a pause costs as much as the
- * hand-off itself on our hosts): 1 when it did. For flags in a line that the poller also writes
- * (the barriers' one-line layouts): back-to-back polls take the line from the writer again and
- * again, so any delay before the peer's next store costs several times itself (a raw 2-unit
- * loop on an EPYC: 40 ns, 66 with 2.7 ns of work between barriers; with the gap 30 and 38). */
+ * hand-off itself on our hosts): 1 when it did. For a flag whose line a peer is about to write
+ * (the 2-unit barrier's shared line, an eager cell or ring line with its data): back-to-back
+ * polls take the line from the writer again and again, so any delay before the peer's store
+ * costs several times itself (a raw 2-unit barrier loop on an EPYC: 40 ns, 66 with 2.7 ns of
+ * work between barriers; with the gap 30 and 38). */
 #define SHOAL_POLL_GAP 32
 static inline int shoal__poll_ge_gapped(const uint64_t *word, uint64_t value, int polls) {
     for (int i = 0; i < polls; i++) {
