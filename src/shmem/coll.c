@@ -20,6 +20,7 @@
 
 #include "coll/coll.h"
 #include "shmem_internal.h"
+#include "sync/sync.h"
 #include "team/team.h"
 
 /* The team a collective runs over: its Shoal team and the world PE of each of its PEs (a shmem
@@ -342,6 +343,17 @@ static shoal_err_t c_reduce(const cteam_t *c, void *dest, const void *source, si
  * nothing to do), but it does not wait for a context's outstanding non-blocking operations, which
  * is what the specification leaves out of a sync. */
 void shmem_barrier_all(void) {
+    /* The world of 2 PEs in shared memory with nothing pending on the default context and no MPI
+     * operation outstanding (its quiet has nothing to do: the direct path's puts and atomics are
+     * complete when they return): the 2-member barrier at once, before any bookkeeping, as
+     * shoal_barrier does (sync.h says why). */
+    team_t *all = shoal__team_all_rec;
+    if (all && all->barrier_pair && shmem__initialized &&
+        !__atomic_load_n(&SHMEM_CTX_DEFAULT->npending, __ATOMIC_RELAXED) &&
+        shoal__segments_clean()) {
+        shoal__pair_run(all, all->barrier_pair);
+        return;
+    }
     SHMEM_ENTER("shmem_barrier_all");
     if (!shmem__ready()) return;
     shmem_quiet();
