@@ -406,4 +406,26 @@ void shmem__generic_unsupported_type(const volatile void *first, ...);
     SHMEM__G(SHMEM__G_REDUCE_ARITH, shmem_, _prod_reduce, "shmem_prod_reduce", dest)               \
     (team, dest, source, nreduce)
 
+/* ---- Deprecated generic atomics ----------------------------------------------------------------
+ * OpenSHMEM 1.3's type-generic names, deprecated since 1.4 (shmem_atomic_* replace them) and still
+ * part of 1.5 (its annex of deprecated interfaces): no context forms, 1.3's type tables. The old
+ * C function shmem_swap(long *, long, int) stays reachable as (shmem_swap)(dest, value, pe); the
+ * macro gives the same result for long. */
+#define shmem_cswap(dest, cond, value, pe)                                                         \
+    SHMEM__G(SHMEM__G_OLD_AMO_STANDARD, shmem_, _cswap, "shmem_cswap", dest)(dest, cond, value, pe)
+#define shmem_finc(dest, pe)                                                                       \
+    SHMEM__G(SHMEM__G_OLD_AMO_STANDARD, shmem_, _finc, "shmem_finc", dest)(dest, pe)
+#define shmem_inc(dest, pe)                                                                        \
+    SHMEM__G(SHMEM__G_OLD_AMO_STANDARD, shmem_, _inc, "shmem_inc", dest)(dest, pe)
+#define shmem_fadd(dest, value, pe)                                                                \
+    SHMEM__G(SHMEM__G_OLD_AMO_STANDARD, shmem_, _fadd, "shmem_fadd", dest)(dest, value, pe)
+#define shmem_add(dest, value, pe)                                                                 \
+    SHMEM__G(SHMEM__G_OLD_AMO_STANDARD, shmem_, _add, "shmem_add", dest)(dest, value, pe)
+#define shmem_swap(dest, value, pe)                                                                \
+    SHMEM__G(SHMEM__G_OLD_AMO_EXTENDED, shmem_, _swap, "shmem_swap", dest)(dest, value, pe)
+#define shmem_fetch(source, pe)                                                                    \
+    SHMEM__G(SHMEM__G_OLD_AMO_EXTENDED, shmem_, _fetch, "shmem_fetch", source)(source, pe)
+#define shmem_set(dest, value, pe)                                                                 \
+    SHMEM__G(SHMEM__G_OLD_AMO_EXTENDED, shmem_, _set, "shmem_set", dest)(dest, value, pe)
+
 #endif /* SHMEM_GENERIC_H */

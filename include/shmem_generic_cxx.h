@@ -318,4 +318,43 @@ SHMEM__G_REDUCE_ARITH(SHMEM__CXX_REDUCE_ARITH, , )
 #undef SHMEM__CXX_REDUCE_BITWISE
 #undef SHMEM__CXX_REDUCE
 
+/* ---- Deprecated generic atomics (1.3's names, deprecated since 1.4; no context forms) ---------
+ * For long, shmem_swap is the old C function shmem_swap(long *, long, int) itself. */
+#define SHMEM__CXX_OLD_AMO_STANDARD(T, N, P, S)                                                    \
+    inline T shmem_cswap(T *dest, T cond, T value, int pe) {                                       \
+        return shmem_##N##_cswap(dest, cond, value, pe);                                           \
+    }                                                                                              \
+    inline T shmem_finc(T *dest, int pe) {                                                         \
+        return shmem_##N##_finc(dest, pe);                                                         \
+    }                                                                                              \
+    inline void shmem_inc(T *dest, int pe) {                                                       \
+        shmem_##N##_inc(dest, pe);                                                                 \
+    }                                                                                              \
+    inline T shmem_fadd(T *dest, T value, int pe) {                                                \
+        return shmem_##N##_fadd(dest, value, pe);                                                  \
+    }                                                                                              \
+    inline void shmem_add(T *dest, T value, int pe) {                                              \
+        shmem_##N##_add(dest, value, pe);                                                          \
+    }
+#define SHMEM__CXX_OLD_AMO_EXTENDED(T, N, P, S)                                                    \
+    inline T shmem_fetch(const T *source, int pe) {                                                \
+        return shmem_##N##_fetch(source, pe);                                                      \
+    }                                                                                              \
+    inline void shmem_set(T *dest, T value, int pe) {                                              \
+        shmem_##N##_set(dest, value, pe);                                                          \
+    }
+#define SHMEM__CXX_OLD_SWAP(T, N)                                                                  \
+    inline T shmem_swap(T *dest, T value, int pe) {                                                \
+        return shmem_##N##_swap(dest, value, pe);                                                  \
+    }
+SHMEM__G_OLD_AMO_STANDARD(SHMEM__CXX_OLD_AMO_STANDARD, , )
+SHMEM__G_OLD_AMO_EXTENDED(SHMEM__CXX_OLD_AMO_EXTENDED, , )
+SHMEM__CXX_OLD_SWAP(int, int)
+SHMEM__CXX_OLD_SWAP(long long, longlong)
+SHMEM__CXX_OLD_SWAP(float, float)
+SHMEM__CXX_OLD_SWAP(double, double)
+#undef SHMEM__CXX_OLD_SWAP
+#undef SHMEM__CXX_OLD_AMO_EXTENDED
+#undef SHMEM__CXX_OLD_AMO_STANDARD
+
 #endif /* SHMEM_GENERIC_CXX_H */

@@ -42,6 +42,18 @@
     X(double, double, P, S)                                                                        \
     SHMEM__G_AMO_STANDARD(X, P, S)
 
+/* The deprecated generic atomics (OpenSHMEM 1.3's shmem_cswap, finc, inc, fadd, add; and swap,
+ * fetch, set), deprecated since 1.4 in favour of shmem_atomic_*, over 1.3's smaller tables. */
+#define SHMEM__G_OLD_AMO_STANDARD(X, P, S)                                                         \
+    X(int, int, P, S)                                                                              \
+    X(long, long, P, S)                                                                            \
+    X(long long, longlong, P, S)
+
+#define SHMEM__G_OLD_AMO_EXTENDED(X, P, S)                                                         \
+    X(float, float, P, S)                                                                          \
+    X(double, double, P, S)                                                                        \
+    SHMEM__G_OLD_AMO_STANDARD(X, P, S)
+
 #define SHMEM__G_AMO_BITWISE(X, P, S)                                                              \
     X(unsigned int, uint, P, S)                                                                    \
     X(unsigned long, ulong, P, S)                                                                  \

@@ -8,11 +8,23 @@
  *   - shoal.h then gives teams made from any group, global pointers, non-collective allocation,
  *     handle-based non-blocking RMA, MCS locks, collectives on Shoal teams and ZCom channels
  *     (include/shoal/zcom.h), alongside OpenSHMEM's symmetric memory.
- * Shoal has no shmemx_ routines of its own: this header only brings both APIs in. */
+ * One shmemx_ routine, which Sandia OpenSHMEM and OSHMPI also provide (their test suites and
+ * benchmarks time themselves with it):
+ *   - shmemx_wtime: seconds since an arbitrary moment in the past, from a monotonic clock
+ *     (CLOCK_MONOTONIC): for intervals within a PE, not comparable across PEs. Needs no
+ *     shmem_init. */
 #ifndef SHMEMX_H
 #define SHMEMX_H
 
 #include "shmem.h"
 #include "shoal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+__attribute__((visibility("default"))) double shmemx_wtime(void);
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SHMEMX_H */

@@ -4,9 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "runtime/exit_guard.h"
 #include "shmem_internal.h"
+#include "shmemx.h"
 
 int shmem__initialized;
 static int we_initialized_shoal; /* shmem_init called shoal_init, so shmem_finalize ends it */
@@ -209,6 +211,12 @@ void shmem_info_get_name(char *name) {
     if (!name) return;
     snprintf(name, SHMEM_MAX_NAME_LEN, "%s %s (OpenSHMEM %d.%d over %s)", SHMEM_VENDOR_STRING,
              SHOAL_VERSION_STRING, SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION, shoal_mpi_library());
+}
+
+double shmemx_wtime(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 void shmem_pcontrol(const int level, ...) {

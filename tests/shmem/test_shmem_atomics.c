@@ -8,7 +8,9 @@
  * add: a chain of the addends; swap: each value swapped in comes out once). compare_swap: a race
  * with exactly one winner, and an increment loop. The _nbi fetching forms are checked the same
  * way after shmem_quiet. Bitwise: each PE owns two bits (a low one and one near the top).
- * Finally the deprecated names (shmem_int_fadd, ..., shmem_swap). */
+ * Finally the deprecated names (shmem_int_fadd, ..., shmem_swap) and the deprecated C11 generic
+ * ones (shmem_add, shmem_fadd, shmem_finc, shmem_inc, shmem_cswap, shmem_swap, shmem_fetch,
+ * shmem_set: OpenSHMEM 1.3's, which the Sandia test suite still calls). */
 #include "shmem_testlib.h"
 
 #define K 6 /* operations per PE per phase */
@@ -327,13 +329,70 @@ static void old_swap(void) {
     long *v = shmem_calloc(1, sizeof(long));
     REQUIRE(v, "allocation");
     shmem_barrier_all();
-    long got = shmem_swap(v, t_me + 1, 0);
+    long got = (shmem_swap)(v, t_me + 1, 0); /* the C function, not the generic macro */
     shmem_barrier_all();
     long seen = shmem_long_g(v, 0);
     CHECK(got == 0 || (got >= 1 && got <= t_np), "shmem_swap returned %ld", got);
     CHECK(seen >= 1 && seen <= t_np, "after shmem_swap: %ld", seen);
     shmem_barrier_all();
     shmem_free(v);
+}
+
+/* The deprecated generic names on every type of 1.3's tables: contended on PE 0, then checked
+ * exactly (the arithmetic ones), and set/fetch/swap around the ring. */
+#define DEFINE_OLD_GENERIC(T, N)                                                                   \
+    static void old_generic_##N(void) {                                                            \
+        T *v = shmem_calloc(3, sizeof(T));                                                         \
+        REQUIRE(v, "allocation");                                                                  \
+        shmem_barrier_all();                                                                       \
+        shmem_inc(&v[0], 0);                                                                       \
+        shmem_add(&v[0], (T)2, 0);                                                                 \
+        T a = shmem_finc(&v[0], 0);                                                                \
+        T b = shmem_fadd(&v[0], (T)3, 0);                                                          \
+        CHECK(a >= 3 && b >= a + 1, #N " generic finc %lld fadd %lld", (long long)a,               \
+              (long long)b);                                                                       \
+        T w = shmem_cswap(&v[1], (T)0, (T)(t_me + 1), 0);                                          \
+        shmem_barrier_all();                                                                       \
+        if (t_me == 0) {                                                                           \
+            CHECK(v[0] == (T)(7 * t_np), #N " generic inc/add/finc/fadd: %lld, expected %d",       \
+                  (long long)v[0], 7 * t_np);                                                      \
+            CHECK(v[1] >= 1 && v[1] <= t_np, #N " generic cswap: %lld", (long long)v[1]);          \
+        }                                                                                          \
+        CHECK(w == 0 || w == shmem_fetch(&v[1], 0), #N " generic cswap returned %lld",             \
+              (long long)w);                                                                       \
+        shmem_barrier_all();                                                                       \
+        ext_then_free_##N(v);                                                                      \
+    }
+#define DEFINE_OLD_GENERIC_EXT(T, N)                                                               \
+    static void ext_then_free_##N(T *v) {                                                          \
+        shmem_set(&v[2], (T)(t_me + 1), test_right());                                             \
+        shmem_barrier_all();                                                                       \
+        CHECK(shmem_fetch(&v[2], test_right()) == (T)(t_me + 1), #N " generic set/fetch");         \
+        CHECK(v[2] == (T)(test_left() + 1), #N " generic set: %g", (double)v[2]);                  \
+        shmem_barrier_all();                                                                       \
+        T s = shmem_swap(&v[2], (T)9, t_me);                                                       \
+        CHECK(s == (T)(test_left() + 1), #N " generic swap returned %g", (double)s);               \
+        CHECK(v[2] == (T)9, #N " generic swap left %g", (double)v[2]);                             \
+        shmem_barrier_all();                                                                       \
+        shmem_free(v);                                                                             \
+    }
+DEFINE_OLD_GENERIC_EXT(int, int)
+DEFINE_OLD_GENERIC_EXT(long, long)
+DEFINE_OLD_GENERIC_EXT(long long, longlong)
+DEFINE_OLD_GENERIC_EXT(float, float)
+DEFINE_OLD_GENERIC_EXT(double, double)
+DEFINE_OLD_GENERIC(int, int)
+DEFINE_OLD_GENERIC(long, long)
+DEFINE_OLD_GENERIC(long long, longlong)
+
+/* float and double have only the extended ones. */
+static void old_generic_floats(void) {
+    float *f = shmem_calloc(3, sizeof(float));
+    double *d = shmem_calloc(3, sizeof(double));
+    REQUIRE(f && d, "allocation");
+    shmem_barrier_all();
+    ext_then_free_float(f);
+    ext_then_free_double(d);
 }
 
 int main(void) {
@@ -357,6 +416,10 @@ int main(void) {
     old_ext_float();
     old_ext_double();
     old_swap();
+    old_generic_int();
+    old_generic_long();
+    old_generic_longlong();
+    old_generic_floats();
     shmem_ctx_destroy(made);
     return test_end("test_shmem_atomics");
 }

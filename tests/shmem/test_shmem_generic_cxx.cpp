@@ -84,6 +84,41 @@ template <typename T> static void check_atomics(const char *name, shmem_ctx_t ct
     shmem_free(w);
 }
 
+// The deprecated generic atomics (1.3's shmem_add, fadd, finc, inc, cswap; swap, fetch, set) on
+// T: contended on PE 0 and checked exactly, then set/fetch/swap with the right neighbour.
+template <typename T> static void check_old_standard(const char *name) {
+    T *w = static_cast<T *>(shmem_calloc(2, sizeof(T)));
+    shmem_barrier_all();
+    shmem_inc(w, 0);
+    shmem_add(w, T(2), 0);
+    T a = shmem_finc(w, 0);
+    T b = shmem_fadd(w, T(3), 0);
+    CHECK(a >= T(3) && b >= a + 1, "%s old finc %lld fadd %lld", name, (long long)a, (long long)b);
+    T old = shmem_cswap(w + 1, T(0), T(t_me + 1), 0);
+    shmem_barrier_all();
+    if (t_me == 0) CHECK(w[0] == T(7 * t_np), "%s old add: %lld", name, (long long)w[0]);
+    T winner = shmem_fetch(w + 1, 0);
+    CHECK((old == T(0)) == (winner == T(t_me + 1)), "%s old cswap: old %lld, winner %lld", name,
+          (long long)old, (long long)winner);
+    shmem_barrier_all();
+    shmem_free(w);
+}
+template <typename T> static void check_old_extended(const char *name) {
+    T *w = static_cast<T *>(shmem_calloc(1, sizeof(T)));
+    shmem_barrier_all();
+    int right = (t_me + 1) % t_np, left = (t_me + t_np - 1) % t_np;
+    shmem_set(w, T(t_me + 1), right);
+    shmem_barrier_all();
+    CHECK(*w == T(left + 1), "%s old set: %g", name, (double)*w);
+    T mine_there = shmem_fetch(w, right); // what I set there
+    CHECK(mine_there == T(t_me + 1), "%s old fetch: %g", name, (double)mine_there);
+    shmem_barrier_all();
+    T s = shmem_swap(w, T(9), t_me);
+    CHECK(s == T(left + 1) && *w == T(9), "%s old swap: %g then %g", name, (double)s, (double)*w);
+    shmem_barrier_all();
+    shmem_free(w);
+}
+
 // The bitwise atomics on T: PE i sets bit i (mod width), then clears it, then toggles bit 0.
 template <typename T> static void check_bitwise(const char *name) {
     T *w = static_cast<T *>(shmem_calloc(2, sizeof(T)));
@@ -216,6 +251,15 @@ int main() {
     check_atomics<unsigned long long>("ulonglong", ctx);
     check_atomics<int32_t>("int32", ctx);
     check_atomics<size_t>("size", ctx);
+
+    check_old_standard<int>("int");
+    check_old_standard<long>("long");
+    check_old_standard<long long>("longlong");
+    check_old_extended<int>("int");
+    check_old_extended<long>("long");
+    check_old_extended<long long>("longlong");
+    check_old_extended<float>("float");
+    check_old_extended<double>("double");
 
     check_bitwise<unsigned int>("uint");
     check_bitwise<unsigned long>("ulong");

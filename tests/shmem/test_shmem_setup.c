@@ -5,8 +5,11 @@
  * deprecated _my_pe/_num_pes), info_get_version/get_name, pe_accessible, addr_accessible (heap
  * and global variables yes, stack and malloc no), shmem_ptr and shmem_team_ptr (non-NULL for every
  * PE on the direct path on one node, and reading through them gives the peer's value; NULL is
- * allowed with SHOAL_DIRECT=0). */
+ * allowed with SHOAL_DIRECT=0), and shmemx_wtime (the one extension, shmemx.h). */
+#include <time.h>
+
 #include "shmem_testlib.h"
+#include <shmemx.h>
 
 static const char *level_name(int l) {
     switch (l) {
@@ -159,6 +162,13 @@ int main(int argc, char **argv) {
     }
     if (direct)
         CHECK(nshared == t_np, "direct path, one node: SHARED has %d of %d PEs", nshared, t_np);
+
+    /* shmemx_wtime: seconds, monotonic, and it sees a 20 ms sleep as 20 ms (within 1 s: load) */
+    double w0 = shmemx_wtime();
+    struct timespec nap = {0, 20 * 1000 * 1000};
+    nanosleep(&nap, NULL);
+    double w1 = shmemx_wtime();
+    CHECK(w0 > 0 && w1 - w0 >= 0.019 && w1 - w0 < 1.0, "shmemx_wtime: %.6f then %.6f", w0, w1);
 
     shmem_barrier_all();
     shmem_free(all);
