@@ -12,7 +12,8 @@
  *   wait/test    shmem_wait_until, shmem_test and their _all, _any, _some, _all_vector,
  *                _any_vector, _some_vector forms
  *   collectives  shmem_broadcast, collect, fcollect, alltoall, alltoalls, and the team reductions
- *                shmem_and_reduce, or, xor, max, min, sum, prod
+ *                shmem_and_reduce, or, xor, max, min, sum, prod; shmem_sync(team)
+ *   deprecated   1.3's generic atomics (shmem_add, cswap, fetch, ...), at the end
  * The RMA and atomic routines take an optional leading context: shmem_put(dest, source, nelems,
  * pe) and shmem_put(ctx, dest, source, nelems, pe) are both valid, told apart by their number of
  * arguments.
@@ -405,6 +406,16 @@ void shmem__generic_unsupported_type(const volatile void *first, ...);
 #define shmem_prod_reduce(team, dest, source, nreduce)                                             \
     SHMEM__G(SHMEM__G_REDUCE_ARITH, shmem_, _prod_reduce, "shmem_prod_reduce", dest)               \
     (team, dest, source, nreduce)
+
+/* ---- shmem_sync
+ * ---------------------------------------------------------------------------------- 1.5's C11 team
+ * form, int shmem_sync(shmem_team_t team) (shmem_team_sync), beside the deprecated active-set
+ * function shmem_sync(PE_start, logPE_stride, PE_size, pSync): told apart by their number of
+ * arguments. */
+#define shmem_sync(...)          SHMEM__BY_NARGS(shmem__sync_, __VA_ARGS__)
+#define shmem__sync_1_args(team) shmem_team_sync(team)
+#define shmem__sync_4_args(PE_start, logPE_stride, PE_size, pSync)                                 \
+    (shmem_sync)(PE_start, logPE_stride, PE_size, pSync)
 
 /* ---- Deprecated generic atomics ----------------------------------------------------------------
  * OpenSHMEM 1.3's type-generic names, deprecated since 1.4 (shmem_atomic_* replace them) and still

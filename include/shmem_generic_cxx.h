@@ -318,6 +318,11 @@ SHMEM__G_REDUCE_ARITH(SHMEM__CXX_REDUCE_ARITH, , )
 #undef SHMEM__CXX_REDUCE_BITWISE
 #undef SHMEM__CXX_REDUCE
 
+/* ---- shmem_sync: 1.5's team form beside the deprecated active-set function of four arguments */
+inline int shmem_sync(shmem_team_t team) {
+    return shmem_team_sync(team);
+}
+
 /* ---- Deprecated generic atomics (1.3's names, deprecated since 1.4; no context forms) ---------
  * For long, shmem_swap is the old C function shmem_swap(long *, long, int) itself. */
 #define SHMEM__CXX_OLD_AMO_STANDARD(T, N, P, S)                                                    \

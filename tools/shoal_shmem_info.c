@@ -45,7 +45,7 @@ static int print_all(void) {
     char name[SHMEM_MAX_NAME_LEN] = "";
     print_version();
     shmem_info_get_name(name);
-    printf("Library: %s\n", name);
+    printf("Library: %s (Shoal %s over %s)\n", name, SHOAL_VERSION_STRING, shoal_mpi_library());
     printf("Header: shmem.h %d.%d, vendor \"%s\"; Shoal %s\n", SHMEM_MAJOR_VERSION,
            SHMEM_MINOR_VERSION, SHMEM_VENDOR_STRING, SHOAL_VERSION_STRING);
 

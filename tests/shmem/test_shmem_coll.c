@@ -41,13 +41,13 @@ static int cur; /* index of the team being tested, for messages */
             shmem_team_sync(team);                                                                 \
             rc = shmem_##N##_broadcast(team, dst, src, NE, root);                                  \
             CHECK(rc == 0, "%s broadcast on %s returned %d", #N, team_name[cur], rc);              \
-            if (tm != root) /* (the root's own dest is not looked at) */                           \
-                for (int i = 0; i < NE + 2; i++) {                                                 \
-                    T want = i < NE ? VAL(T, root, root, i) : (T)0;                                \
-                    CHECK(dst[i] == want, "%s broadcast (root %d) on %s: [%d] = %g, expected %g",  \
-                          #N, root, team_name[cur], i, (double)dst[i], (double)want);              \
-                }                                                                                  \
-            shmem_team_sync(team);                                                                 \
+            /* 1.5: a team broadcast updates dest on every PE, the root's too */                   \
+            for (int i = 0; i < NE + 2; i++) {                                                     \
+                T want = i < NE ? VAL(T, root, root, i) : (T)0;                                    \
+                CHECK(dst[i] == want, "%s broadcast (root %d) on %s: [%d] = %g, expected %g", #N,  \
+                      root, team_name[cur], i, (double)dst[i], (double)want);                      \
+            }                                                                                      \
+            CHECK(shmem_sync(team) == 0, "%s: C11 shmem_sync(team) failed", #N);                   \
         }                                                                                          \
         /* collect: team PE p gives p % 3 elements */                                              \
         for (size_t i = 0; i < cap; i++) dst[i] = (T)0, src[i] = VAL(T, 7, tm, i);                 \

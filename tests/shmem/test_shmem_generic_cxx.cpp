@@ -271,6 +271,7 @@ int main() {
     check_collectives<double>("double");
     check_collectives<unsigned char>("uchar");
 
+    CHECK(shmem_sync(SHMEM_TEAM_WORLD) == 0, "shmem_sync(team) failed");
     check_p2p_and_signal();
     check_complex();
 

@@ -88,6 +88,8 @@ int main(int argc, char **argv) {
           SHMEM_MAX_NAME_LEN);
     if (t_me == 0 && len < SHMEM_MAX_NAME_LEN) printf("name: %s\n", name);
     CHECK(strlen(SHMEM_VENDOR_STRING) < SHMEM_MAX_NAME_LEN, "vendor string too long");
+    CHECK(strcmp(name, SHMEM_VENDOR_STRING) == 0, "name \"%.*s\" is not SHMEM_VENDOR_STRING \"%s\"",
+          (int)len, name, SHMEM_VENDOR_STRING);
 
     /* Accessibility. */
     for (int pe = 0; pe < t_np; pe++)
