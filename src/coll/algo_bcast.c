@@ -2,7 +2,6 @@
 #include <string.h>
 
 #include "coll.h"
-#include "runtime/wait.h"
 #include "rma/rma.h"
 #include "tree.h"
 
@@ -142,9 +141,7 @@ static shoal_err_t bcast_eager_ring(coll_args_t *a) {
         shoal_target_t flag = shoal__target_at(
             ct->seg, a->me,
             ct->ring_off + (size_t)((pos + k - 1) % COLL_EAGER_LINES) * COLL_EAGER_LINE);
-        if (!flag.seg->atomics_direct ||
-            !shoal__poll_ge_gapped((const uint64_t *)(void *)flag.addr, c + 1, 64))
-            SHOAL_TRY(shoal__wait_word(&flag, SHOAL_CMP_GE, c + 1, NULL)); /* syncs the window */
+        SHOAL_TRY(coll_wait_flag(&flag, c + 1));
         const char *ring = ct->seg->my_base + ct->ring_off;
         char *dst = a->dlocal;
         uint64_t at = pos % COLL_EAGER_LINES;

@@ -271,10 +271,10 @@ static inline void coll_root_copy(coll_args_t *a, size_t n) {
     if (!a->root_keeps_dest) coll_copy_local(a->dlocal, a->slocal, n);
 }
 
-/* shoal_broadcast whose root leaves its dest untouched (the deprecated OpenSHMEM broadcast). */
 /* The barrier of shoal_team_barrier (its selection; my outstanding operations complete first)
  * for layers above (epoch/), without the public entry's argument agreement. */
 shoal_err_t shoal__coll_barrier(team_t *team);
+/* shoal_broadcast whose root leaves its dest untouched (the deprecated OpenSHMEM broadcast). */
 shoal_err_t shoal__broadcast_keep_root_dest(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t src,
                                             size_t nbytes, shoal_unit_t root);
 
@@ -287,6 +287,8 @@ shoal_err_t shoal__broadcast_keep_root_dest(shoal_team_t team, shoal_gptr_t dest
 shoal_err_t coll_eager_post(coll_args_t *a, int32_t peer, uint64_t e, int32_t done_word,
                             uint64_t *done_seen, shoal_target_t flag, const void *src, size_t n);
 /* Waits until my slot `flag` holds call e; *data = the bytes after the flag (in my memory). */
+/* Waits until a member's flag word holds at least value (gapped polls, then the yielding wait). */
+shoal_err_t coll_wait_flag(const shoal_target_t *flag, uint64_t value);
 shoal_err_t coll_eager_wait(coll_args_t *a, shoal_target_t flag, uint64_t e, const char **data);
 shoal_err_t coll_eager_leave(coll_args_t *a, int32_t done_word, uint64_t e);
 

@@ -51,11 +51,17 @@ shoal_err_t coll_eager_post(coll_args_t *a, int32_t peer, uint64_t e, int32_t do
     return shoal__amo(&flag, AMO_STORE, SHOAL_OP_SUM, SHOAL_UINT64, &v, NULL, NULL);
 }
 
+shoal_err_t coll_wait_flag(const shoal_target_t *flag, uint64_t value) {
+    /* polls with gaps first (runtime/wait.h: the writer's stores need the line), then the
+     * yielding wait, which also syncs the window when the flag is an MPI atomic */
+    if (flag->seg->atomics_direct &&
+        shoal__poll_ge_gapped((const uint64_t *)(void *)flag->addr, value, 64))
+        return SHOAL_OK;
+    return shoal__wait_word(flag, SHOAL_CMP_GE, value, NULL);
+}
+
 shoal_err_t coll_eager_wait(coll_args_t *a, shoal_target_t flag, uint64_t e, const char **data) {
-    /* polls with gaps first (runtime/wait.h: the writer's stores need the line) */
-    if (!flag.seg->atomics_direct ||
-        !shoal__poll_ge_gapped((const uint64_t *)(void *)flag.addr, e + 1, 64))
-        SHOAL_TRY(shoal__wait_word(&flag, SHOAL_CMP_GE, e + 1, NULL)); /* syncs the window */
+    SHOAL_TRY(coll_wait_flag(&flag, e + 1));
     *data = a->ct->seg->my_base + (flag.disp - a->ct->seg->win_disp[a->me]) + 8;
     return SHOAL_OK;
 }
