@@ -11,7 +11,8 @@
  * (not a) while its sender stays blocked for a, the measured time of a blocking atomic. A get costs
  * a request (o, L), service at the owner's get port, and the data's way back (L + (n-1)G), the
  * getter blocked throughout. A wait completes at max(clock, arrival of the signal it needs) + o_r;
- * copies and reductions cost n x copy and n x reduce; every member starts at `call` (a call's fixed
+ * copies and reductions cost n x copy and n x reduce (from big_from bytes on, the streaming
+ * figures G_big, copy_big and reduce_big instead); every call begins with `call` (its fixed
  * cost, 0 by default). Events are processed in time order from one heap, each member executing one
  * operation per step, so arrivals are always known before a later wait looks.
  *
@@ -84,9 +85,28 @@ int sim_params_read(const char *path, sim_params_t *prm) {
             prm->copy = v;
         else if (!strcmp(key, "reduce"))
             prm->reduce = v;
+        else if (!strcmp(key, "big_from"))
+            prm->big_from = v;
+        else if (!strcmp(key, "G_fresh"))
+            prm->G_fresh = v;
+        else if (!strcmp(key, "G_big"))
+            prm->G_big = v;
+        else if (!strcmp(key, "copy_big"))
+            prm->copy_big = v;
+        else if (!strcmp(key, "reduce_big"))
+            prm->reduce_big = v;
         else if (!strcmp(key, "call"))
             prm->call = v;
-        else if (!strcmp(key, "put_ack"))
+        else if (!strncmp(key, "call.", 5)) {
+            int k = 0;
+            while (k < COLL_KINDS && strcmp(key + 5, coll_kind_name((coll_kind_t)k))) k++;
+            if (k == COLL_KINDS) {
+                fprintf(stderr, "%s:%d: unknown collective in %s\n", path, lineno, key);
+                rc = -1;
+            } else {
+                prm->call_kind[k] = v;
+            }
+        } else if (!strcmp(key, "put_ack"))
             prm->put_ack = v != 0;
         else {
             fprintf(stderr, "%s:%d: unknown parameter %s\n", path, lineno, key);
@@ -98,11 +118,18 @@ int sim_params_read(const char *path, sim_params_t *prm) {
     return rc;
 }
 
+/* Per-byte cost of an n-byte message, copy or reduction: the in-cache figure, or the streaming
+ * one from big_from bytes on (a working set the last-level cache cannot hold). */
+static double per_byte(const sim_params_t *pr, uint64_t n, double in_cache, double streaming) {
+    return pr->big_from > 0 && (double)n >= pr->big_from && streaming > 0 ? streaming : in_cache;
+}
+
 /* ---- Words: (member, key) -> counts, open addressing ---- */
 typedef struct {
-    uint64_t id; /* (member << 32 | key) + 1; 0 = empty */
-    uint64_t arrived, consumed, need_abs;
-    int waited;
+    uint64_t id;                          /* (member << 32 | key) + 1; 0 = empty */
+    uint64_t arrived, consumed, need_abs; /* arrived: adds counted, or the largest value stored */
+    int waited, stored;
+    int32_t waiters; /* members blocked on this word: first + 1, chained by next_waiter (0: none) */
 } word_t;
 
 typedef struct {
@@ -133,6 +160,7 @@ typedef struct {
     int32_t member;
     uint32_t slot_lo; /* arrivals: word slot (split: slots may exceed 32 bits) */
     uint32_t slot_hi;
+    uint64_t value; /* arrivals: the value stored (EV_STORE), or 0: one more add */
 } hev_t;
 
 typedef struct {
@@ -148,7 +176,7 @@ static int before(const hev_t *x, const hev_t *y) {
     return x->seq < y->seq;
 }
 
-static int heap_push(heap_t *h, double t, int run, int32_t member, size_t slot) {
+static int heap_push(heap_t *h, double t, int run, int32_t member, size_t slot, uint64_t value) {
     if (h->n == h->cap) {
         size_t cap = h->cap ? 2 * h->cap : 1024;
         hev_t *v = realloc(h->v, cap * sizeof *v);
@@ -156,8 +184,12 @@ static int heap_push(heap_t *h, double t, int run, int32_t member, size_t slot) 
         h->v = v;
         h->cap = cap;
     }
-    hev_t e = {t, (h->seq++ << 1) | (uint64_t)(run != 0), member, (uint32_t)slot,
-               (uint32_t)((uint64_t)slot >> 32)};
+    hev_t e = {t,
+               (h->seq++ << 1) | (uint64_t)(run != 0),
+               member,
+               (uint32_t)slot,
+               (uint32_t)((uint64_t)slot >> 32),
+               value};
     size_t i = h->n++;
     while (i) {
         size_t parent = (i - 1) / 2;
@@ -190,6 +222,7 @@ typedef struct {
     size_t pc;
     size_t wait_slot; /* blocked on this word (SIZE_MAX: not blocked) */
     uint64_t need;
+    int32_t next_waiter; /* the next member blocked on the same word + 1 (0: none) */
     int done;
 } member_t;
 
@@ -207,7 +240,7 @@ int sim_replay_nodes(const sim_schedule_t *s, const sim_params_t *local, const s
     size_t nwords = 0;
     for (size_t i = 0; i < s->nev; i++) {
         uint8_t k = s->ev[i].kind;
-        if (k == EV_SIGNAL || k == EV_WAIT_ADD || k == EV_WAIT_ABS) nwords++;
+        if (k == EV_SIGNAL || k == EV_STORE || k == EV_WAIT_ADD || k == EV_WAIT_ABS) nwords++;
     }
     size_t cap = 64;
     while (cap < 2 * nwords + 64) cap <<= 1;
@@ -224,22 +257,36 @@ int sim_replay_nodes(const sim_schedule_t *s, const sim_params_t *local, const s
     for (int32_t i = 0; i < p && !rc; i++) {
         m[i].pc = s->start[i];
         m[i].wait_slot = SIZE_MAX;
-        m[i].clock = prm->call; /* every member enters at 0 and pays the call's fixed cost */
-        if (heap_push(&h, prm->call, 1, i, 0)) rc = -1;
+        m[i].clock = 0; /* every member enters at 0 (EV_CALL: the call's fixed cost) */
+        if (heap_push(&h, 0, 1, i, 0, 0)) rc = -1;
     }
     int32_t finished = 0;
     double sum_finish = 0;
     while (!rc && h.n) {
         hev_t e = heap_pop(&h);
         member_t *me = &m[e.member];
-        if (!(e.seq & 1)) { /* a signal arrives at e.member */
+        if (!(e.seq & 1)) { /* a signal or store arrives at a word of e.member */
             size_t slot = (size_t)e.slot_lo | ((size_t)e.slot_hi << 32);
             word_t *wd = &w.v[slot];
-            wd->arrived++;
-            if (me->wait_slot == slot && wd->arrived >= me->need) {
-                me->wait_slot = SIZE_MAX;
-                me->clock = (me->clock > e.t ? me->clock : e.t) + prm->o_r;
-                if (heap_push(&h, me->clock, 1, e.member, 0)) rc = -1;
+            if (!e.value)
+                wd->arrived++;
+            else if (e.value > wd->arrived)
+                wd->arrived = e.value;
+            /* wake every member blocked on the word (its owner, or peers polling it) whose
+             * condition now holds */
+            int32_t *link = &wd->waiters;
+            while (*link) {
+                member_t *wm = &m[*link - 1];
+                if (wd->arrived >= wm->need) {
+                    int32_t who = *link - 1;
+                    *link = wm->next_waiter;
+                    wm->next_waiter = 0;
+                    wm->wait_slot = SIZE_MAX;
+                    wm->clock = (wm->clock > e.t ? wm->clock : e.t) + prm->o_r;
+                    if (heap_push(&h, wm->clock, 1, who, 0, 0)) rc = -1;
+                } else {
+                    link = &wm->next_waiter;
+                }
             }
             continue;
         }
@@ -254,6 +301,17 @@ int sim_replay_nodes(const sim_schedule_t *s, const sim_params_t *local, const s
         r->events++;
         double n1 = ev->n ? (double)(ev->n - 1) : 0;
         switch (ev->kind) {
+        case EV_STORE:
+            if (ev->peer == e.member) {
+                /* A store to my own word (an eager "done" mark): free for me; a peer that
+                 * polls the word sees it once the line has moved, L later. */
+                size_t slot = word_slot(&w, ev->peer, ev->key);
+                w.v[slot].stored = 1;
+                if (heap_push(&h, me->clock + prm->L, 0, ev->peer, slot, ev->n)) rc = -1;
+                break;
+            }
+            /* a store into a peer's word travels as a signal does */
+            __attribute__((fallthrough));
         case EV_PUT:
         case EV_SIGNAL: {
             /* between nodes: the network's parameters, the nodes' NICs as ports */
@@ -264,23 +322,29 @@ int sim_replay_nodes(const sim_schedule_t *s, const sim_params_t *local, const s
             /* A signal is an atomic: with put_ack (the MPI path) it leaves like a message (o)
              * and the sender waits a (the measured blocking atomic, its completion included);
              * on the direct path a is the store itself. */
-            double ov = ev->kind == EV_SIGNAL && !pr->put_ack ? pr->a : pr->o;
+            int sig = ev->kind != EV_PUT; /* a signal or a store: one word */
+            double ov = sig && !pr->put_ack ? pr->a : pr->o;
             double t0 = me->clock + ov;
             if (*tx > t0) t0 = *tx;
-            if (ev->kind == EV_SIGNAL) n1 = 0;
-            *tx = t0 + pr->g + n1 * pr->G;
+            if (sig) n1 = 0;
+            double G_small = !sig && ev->key == 1 && pr->G_fresh > 0 ? pr->G_fresh : pr->G;
+            double G = sig ? pr->G : per_byte(pr, ev->n, G_small, pr->G_big);
+            *tx = t0 + pr->g + n1 * G;
             double first = t0 + pr->L;
             if (*rx > first) first = *rx;
-            *rx = first + pr->g + n1 * pr->G;
-            double arr = first + n1 * pr->G;
-            me->clock = t0 + n1 * pr->G;
+            *rx = first + pr->g + n1 * G;
+            double arr = first + n1 * G;
+            me->clock = t0 + n1 * G;
             if (ev->kind == EV_PUT && pr->put_ack && arr + pr->L > me->clock)
                 me->clock = arr + pr->L;
-            if (ev->kind == EV_SIGNAL && pr->put_ack && t0 - pr->o + pr->a > me->clock)
+            if (sig && pr->put_ack && t0 - pr->o + pr->a > me->clock)
                 me->clock = t0 - pr->o + pr->a;
-            if (ev->kind == EV_SIGNAL &&
-                heap_push(&h, arr, 0, ev->peer, word_slot(&w, ev->peer, ev->key)))
-                rc = -1;
+            if (sig) {
+                size_t slot = word_slot(&w, ev->peer, ev->key);
+                if (ev->kind == EV_STORE) w.v[slot].stored = 1;
+                if (heap_push(&h, arr, 0, ev->peer, slot, ev->kind == EV_STORE ? ev->n : 0))
+                    rc = -1;
+            }
             break;
         }
         case EV_GET: {
@@ -293,13 +357,15 @@ int sim_replay_nodes(const sim_schedule_t *s, const sim_params_t *local, const s
             *tx = t0 + pr->g;
             double r0 = t0 + pr->L;
             if (*srv > r0) r0 = *srv;
-            *srv = r0 + pr->g + n1 * pr->G;
-            me->clock = r0 + pr->L + n1 * pr->G;
+            double G = per_byte(pr, ev->n, pr->G, pr->G_big);
+            *srv = r0 + pr->g + n1 * G;
+            me->clock = r0 + pr->L + n1 * G;
             break;
         }
         case EV_WAIT_ADD:
         case EV_WAIT_ABS: {
-            size_t slot = word_slot(&w, e.member, ev->key);
+            /* my own word, or (EV_WAIT_ABS) a peer's that I poll */
+            size_t slot = word_slot(&w, ev->kind == EV_WAIT_ABS ? ev->peer : e.member, ev->key);
             word_t *wd = &w.v[slot];
             wd->waited = 1;
             uint64_t need;
@@ -315,20 +381,26 @@ int sim_replay_nodes(const sim_schedule_t *s, const sim_params_t *local, const s
             } else {
                 me->wait_slot = slot;
                 me->need = need;
+                me->next_waiter = wd->waiters;
+                wd->waiters = e.member + 1;
                 continue; /* resumed by the arrival */
             }
             break;
         }
         case EV_COPY:
-            me->clock += (double)ev->n * prm->copy;
+            me->clock += (double)ev->n * per_byte(prm, ev->n, prm->copy, prm->copy_big);
             break;
         case EV_REDUCE:
-            me->clock += (double)ev->n * prm->reduce;
+            me->clock += (double)ev->n * per_byte(prm, ev->n, prm->reduce, prm->reduce_big);
+            break;
+        case EV_CALL:
+            me->clock +=
+                ev->n < COLL_KINDS && prm->call_kind[ev->n] > 0 ? prm->call_kind[ev->n] : prm->call;
             break;
         default:
             break;
         }
-        if (heap_push(&h, me->clock, 1, e.member, 0)) rc = -1;
+        if (heap_push(&h, me->clock, 1, e.member, 0, 0)) rc = -1;
     }
     if (!rc) {
         r->mean_finish = finished ? sum_finish / finished : 0;
@@ -345,8 +417,11 @@ int sim_replay_nodes(const sim_schedule_t *s, const sim_params_t *local, const s
         for (size_t i = 0; i <= w.mask; i++) {
             word_t *wd = &w.v[i];
             if (!wd->id) continue;
-            int ok = wd->consumed ? wd->arrived == wd->consumed
-                                  : (wd->waited && wd->arrived >= wd->need_abs);
+            /* adds: exactly consumed, or waited for; stores: whatever was waited for arrived (a
+             * mark nobody needed to wait for is fine) */
+            int ok = wd->stored     ? wd->arrived >= wd->need_abs
+                     : wd->consumed ? wd->arrived == wd->consumed
+                                    : (wd->waited && wd->arrived >= wd->need_abs);
             if (!ok) r->unbalanced_words++;
         }
     }

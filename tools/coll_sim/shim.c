@@ -151,10 +151,11 @@ char *coll_local(coll_args_t *a, coll_buf_t buf, size_t off) {
 shoal_err_t coll_put(coll_args_t *a, int32_t peer, coll_buf_t buf, size_t off, const void *src,
                      size_t n) {
     (void)a;
-    (void)buf;
     (void)off;
     (void)src;
-    if (n) emit(EV_PUT, peer, 0, n);
+    /* key 1: into the peer's scratch, which the peer reads in the same call (and read in the
+     * last one): its lines must come back first (sim_params_t.G_fresh) */
+    if (n) emit(EV_PUT, peer, buf == BUF_SCRATCH, n);
     return SHOAL_OK;
 }
 
@@ -207,13 +208,15 @@ shoal_err_t shoal__get(void *dst, const shoal_target_t *t, size_t nbytes) {
 shoal_err_t shoal__amo(const shoal_target_t *t, amo_kind_t kind, shoal_amo_op_t op,
                        shoal_dtype_t type, const void *value, const void *compare, void *result) {
     (void)op;
-    (void)type;
-    (void)value;
     (void)compare;
     (void)result;
-    /* A store to my own word (an eager "done" mark) is a local store: free. Anything else to a
-     * peer is a signal: a flag store or an add, both counted as one arrival on that word. */
-    if (t->rank == rec_me && kind == AMO_STORE) return SHOAL_OK;
+    /* A store sets a flag or mark (every store of the algorithms is a 64-bit value that only
+     * grows); anything else is a signal, counted as one arrival on that word. A store to my own
+     * word is a mark that peers poll. */
+    if (kind == AMO_STORE && type == SHOAL_UINT64 && value) {
+        emit(EV_STORE, t->rank, (uint64_t)t->disp, *(const uint64_t *)value);
+        return SHOAL_OK;
+    }
     emit(EV_SIGNAL, t->rank, (uint64_t)t->disp, 1);
     return SHOAL_OK;
 }
@@ -221,7 +224,7 @@ shoal_err_t shoal__amo(const shoal_target_t *t, amo_kind_t kind, shoal_amo_op_t 
 shoal_err_t shoal__wait_word(const shoal_target_t *t, shoal_cmp_t cmp, uint64_t value,
                              uint64_t *seen) {
     (void)cmp; /* GE: every wait of eager.c */
-    emit(EV_WAIT_ABS, rec_me, (uint64_t)t->disp, value);
+    emit(EV_WAIT_ABS, t->rank, (uint64_t)t->disp, value);
     if (seen) *seen = value;
     return SHOAL_OK;
 }
@@ -397,10 +400,14 @@ int sim_record(const sim_case_t *c, sim_schedule_t *s, size_t max_events, char *
         offsets[i] = (size_t)i * c->bytes;
     }
     rec = s;
+    int calls = c->calls > 1 ? c->calls : 1;
     for (int32_t me = 0; me < p && rc == 0; me++) {
-        coll_args_t a;
-        memset(&a, 0, sizeof a);
+        /* A member's team state (sequence numbers, eager slots and what it has seen of its
+         * peers) carries from one call to the next, as on a real team. */
         memset(&sim_ct, 0, sizeof sim_ct);
+        memset(eager_done, 0, (size_t)p * sizeof *eager_done);
+        memset(ring_done, 0, (size_t)p * sizeof *ring_done);
+        memset(xchg_done, 0, (size_t)p * sizeof *xchg_done);
         sim_ct.seg = &sim_seg;
         sim_ct.nwords = COLL_NWORDS(p);
         sim_ct.sig_bytes = ((size_t)sim_ct.nwords * 8 + 4095) / 4096 * 4096;
@@ -418,37 +425,44 @@ int sim_record(const sim_case_t *c, sim_schedule_t *s, size_t max_events, char *
             rc = -1;
             break;
         }
-        a.kind = c->kind;
-        a.ct = &sim_ct;
-        a.p = p;
-        a.me = me;
-        a.root = c->root;
-        a.radix = c->radix ? c->radix : c->algo->radix_default;
-        a.segsize = c->segsize;
-        case_sizes(c, &a);
-        a.dlocal = region;
-        a.slocal = region + half;
-        a.dseg = &sim_seg; /* distinct from sseg: not in place */
-        a.sseg = NULL;
-        a.sizes = sizes;
-        a.offsets = offsets;
-        a.total = (size_t)p * a.nbytes;
-        if (c->kind == COLL_COLLECT || c->kind == COLL_FCOLLECT) a.msg_bytes = a.total;
-        if (c->kind == COLL_BARRIER) a.msg_bytes = 0;
         rec_me = me;
         s->start[me] = s->nev;
-        /* collect, as api.c: on teams with eager exchange slots of up to 8 units, the sizes (and
-         * the blocks, when they fit) come through one eager exchange first, whatever runs */
-        if (c->kind == COLL_COLLECT && coll_eager_collect_possible(&a) &&
-            coll_eager_collect_sizes(&a, a.nbytes) != SHOAL_OK) {
-            snprintf(why, whylen, "size exchange failed at member %d: %s", (int)me, fail_msg);
-            rc = -1;
+        for (int call = 0; call < calls && rc == 0; call++) {
+            coll_args_t a;
+            memset(&a, 0, sizeof a);
+            a.kind = c->kind;
+            a.ct = &sim_ct;
+            a.p = p;
+            a.me = me;
+            a.root = c->root;
+            a.radix = c->radix ? c->radix : c->algo->radix_default;
+            a.segsize = c->segsize;
+            case_sizes(c, &a);
+            a.dlocal = region;
+            a.slocal = region + half;
+            a.dseg = &sim_seg; /* distinct from sseg: not in place */
+            a.sseg = NULL;
+            a.sizes = sizes;
+            a.offsets = offsets;
+            a.total = (size_t)p * a.nbytes;
+            if (c->kind == COLL_COLLECT || c->kind == COLL_FCOLLECT) a.msg_bytes = a.total;
+            if (c->kind == COLL_BARRIER) a.msg_bytes = 0;
+            emit(EV_CALL, me, 0, (uint64_t)c->kind);
+            sim_ct.seq++; /* as api.c's run() */
+            /* collect, as api.c: on teams with eager exchange slots of up to 8 units, the sizes
+             * (and the blocks, when they fit) come through one eager exchange first, whatever
+             * runs */
+            if (c->kind == COLL_COLLECT && coll_eager_collect_possible(&a) &&
+                coll_eager_collect_sizes(&a, a.nbytes) != SHOAL_OK) {
+                snprintf(why, whylen, "size exchange failed at member %d: %s", (int)me, fail_msg);
+                rc = -1;
+            }
+            if (rc == 0 && c->algo->run(&a) != SHOAL_OK) {
+                snprintf(why, whylen, "algorithm failed at member %d: %s", (int)me, fail_msg);
+                rc = -1;
+            }
+            if (rc == 0 && a.xchg_open) coll_eager_end(&a);
         }
-        if (rc == 0 && c->algo->run(&a) != SHOAL_OK) {
-            snprintf(why, whylen, "algorithm failed at member %d: %s", (int)me, fail_msg);
-            rc = -1;
-        }
-        if (rc == 0 && a.xchg_open) coll_eager_end(&a);
         if (s->truncated) {
             snprintf(why, whylen, "more than %zu events: capped", max_events);
             rc = -1;

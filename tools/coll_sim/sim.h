@@ -11,13 +11,17 @@
 
 /* ---- Schedules ---- */
 typedef enum {
-    EV_PUT = 0,  /* n bytes into peer's memory (blocking: complete at the peer on return) */
+    EV_PUT = 0,  /* n bytes into peer's memory (blocking: complete at the peer on return);
+                  * key 1: into memory the peer reads (its scratch), 0: elsewhere */
     EV_SIGNAL,   /* +1 (or a flag store) on peer's word `key`, ordered after my earlier puts */
     EV_GET,      /* n bytes from peer's memory (blocking) */
     EV_WAIT_ADD, /* coll_wait: n more signals on my word `key` than consumed so far */
-    EV_WAIT_ABS, /* shoal__wait_word: my word `key` has had at least n signals */
+    EV_WAIT_ABS, /* shoal__wait_word: word `key` of peer (often me) has had at least n signals,
+                  * or holds a stored value of at least n */
     EV_COPY,     /* local copy of n bytes */
     EV_REDUCE,   /* local reduction of n bytes */
+    EV_CALL,     /* a call of collective kind n begins: its fixed software cost */
+    EV_STORE,    /* peer's word `key` := n (a flag or mark; peer may be me: others poll it) */
     EV_KINDS
 } sim_ev_kind_t;
 
@@ -49,6 +53,7 @@ typedef struct {
     int radix;
     size_t segsize;
     int32_t ppn; /* units per node, placed block-wise (0: all on one node) */
+    int calls;   /* back-to-back calls recorded, each after the member's previous one (0: 1) */
 } sim_case_t;
 
 /* Records every member's schedule into *s (fresh; sim_schedule_free after). Returns 0, or -1
@@ -68,9 +73,17 @@ typedef struct {
     double o_r;        /* a wait's overhead on completion (noticing the signal) */
     double copy;       /* local copy, per byte */
     double reduce;     /* local reduction, per byte */
-    double call;       /* a call's fixed software cost on every member before its first
-                        * operation (entry checks, flush, selection); 0 = not modelled */
-    int put_ack;       /* 1: a put blocks until its completion is back (+L): the MPI path */
+    /* Messages, copies and reductions of at least big_from bytes (0: none) stream through memory
+     * rather than the last-level cache: they cost G_big, copy_big, reduce_big per byte instead
+     * (each 0: the in-cache figure). */
+    double big_from, G_big, copy_big, reduce_big;
+    /* A put into memory the target reads in every call (a scratch), below big_from: its lines
+     * come back from the target's cache first (0: G). */
+    double G_fresh;
+    double call;                  /* a call's fixed software cost on every member before its first
+                                   * operation (entry checks, flush, selection); 0 = not modelled */
+    double call_kind[COLL_KINDS]; /* "call.<collective>": that collective's own (0: call) */
+    int put_ack; /* 1: a put blocks until its completion is back (+L): the MPI path */
 } sim_params_t;
 
 void sim_params_default(sim_params_t *prm); /* this machine, direct path */

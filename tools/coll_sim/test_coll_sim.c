@@ -43,7 +43,7 @@ static double run_case(coll_kind_t kind, const char *name, int32_t p, size_t byt
         failures++;
         return -1;
     }
-    sim_case_t c = {kind, g, p, bytes, 0, radix, 0, 0};
+    sim_case_t c = {kind, g, p, bytes, 0, radix, 0, 0, 1};
     sim_schedule_t s;
     char why[200];
     if (sim_record(&c, &s, 1000000, why, sizeof why)) {
@@ -90,7 +90,7 @@ static int test_exact(void) {
     /* A call's fixed cost delays every member's first operation: it adds to the whole. */
     {
         const coll_algo_t *g = coll_find_algo(COLL_BARRIER, "dissemination");
-        sim_case_t c = {COLL_BARRIER, g, 4, 0, 0, 0, 0, 0};
+        sim_case_t c = {COLL_BARRIER, g, 4, 0, 0, 0, 0, 0, 1};
         sim_schedule_t s;
         char why[200];
         sim_params_t prm = test_params();
@@ -120,6 +120,64 @@ static int test_exact(void) {
         nev[0].peer = 1, nev[1].peer = 0; /* within node 0 */
         sim_replay_nodes(&ns, &loc, &net, 2, &r);
         expect_near("two puts within a node", r.time, 0.5 + 100 * 0.01);
+    }
+    /* Stores set a word (flags, marks), adds count: member 0 stores 5 into member 1's word
+     * (leaves at a = 0.25, in at 2.25); member 1's wait for 5 ends at 2.30 (as an add, one
+     * arrival could never make 5: a deadlock). */
+    {
+        sim_ev_t sev[2] = {{EV_STORE, 1, 16, 5}, {EV_WAIT_ABS, 1, 16, 5}};
+        size_t sstart[3] = {0, 1, 2};
+        sim_schedule_t ss = {2, sev, 2, 2, sstart, 2, 0};
+        sim_params_t prm = test_params();
+        sim_result_t r = {0};
+        sim_replay(&ss, &prm, &r);
+        expect_near("a stored value satisfies a wait for it", r.deadlock ? -1 : r.time, 2.30);
+        /* A mark on my own word costs me nothing; a peer polling it sees it L later (2.05). */
+        sim_ev_t mev[2] = {{EV_STORE, 0, 8, 1}, {EV_WAIT_ABS, 0, 8, 1}};
+        sim_schedule_t ms = {2, mev, 2, 2, sstart, 2, 0};
+        sim_replay(&ms, &prm, &r);
+        expect_near("a peer polls my mark", r.deadlock ? -1 : r.time, 2.05);
+    }
+    /* Per-byte costs by kind of put: 999 bytes at G (0.5 + 998 x 0.01), 1001 bytes from
+     * big_from = 1000 at G_big = 0.1 (0.5 + 1000 x 0.1), 101 bytes into a peer's scratch at
+     * G_fresh = 0.05 (0.5 + 100 x 0.05). */
+    {
+        sim_ev_t pev[1] = {{EV_PUT, 1, 0, 999}};
+        size_t pstart[3] = {0, 1, 1};
+        sim_schedule_t ps = {2, pev, 1, 1, pstart, 1, 0};
+        sim_params_t prm = test_params();
+        prm.big_from = 1000, prm.G_big = 0.1, prm.G_fresh = 0.05;
+        sim_result_t r = {0};
+        sim_replay(&ps, &prm, &r);
+        expect_near("a put below big_from", r.time, 0.5 + 998 * 0.01);
+        pev[0].n = 1001;
+        sim_replay(&ps, &prm, &r);
+        expect_near("a put from big_from on", r.time, 0.5 + 1000 * 0.1);
+        pev[0].n = 101, pev[0].key = 1;
+        sim_replay(&ps, &prm, &r);
+        expect_near("a put into a peer's scratch", r.time, 0.5 + 100 * 0.05);
+    }
+    /* Back to back: the second dissemination barrier of p = 2 starts when the first ends, so
+     * two take twice one (2 x 2.30); a collective's own call cost replaces the general one. */
+    {
+        const coll_algo_t *g = coll_find_algo(COLL_BARRIER, "dissemination");
+        sim_case_t c = {COLL_BARRIER, g, 2, 0, 0, 0, 0, 0, 2};
+        sim_schedule_t s;
+        char why[200];
+        sim_params_t prm = test_params();
+        sim_result_t r = {0};
+        if (sim_record(&c, &s, 1000, why, sizeof why) == 0) {
+            sim_replay(&s, &prm, &r);
+            expect_near("two barriers back to back", r.time, 2 * (0.25 + 2 + 0.05));
+            prm.call = 0.7;
+            prm.call_kind[COLL_BARRIER] = 0.3;
+            sim_replay(&s, &prm, &r);
+            expect_near("call.barrier", r.time, 2 * (0.3 + 0.25 + 2 + 0.05));
+            sim_schedule_free(&s);
+        } else {
+            printf("FAIL recording two barriers: %s\n", why);
+            failures++;
+        }
     }
     /* The engine's checks must be able to fail: a wait nobody signals is a deadlock; a signal
      * nobody consumes an unbalanced word. */
@@ -167,8 +225,15 @@ static int test_schedules(void) {
                     for (int ri = 0; ri < (g->radix_max ? 2 : 1); ri++) {
                         for (int root = 0; root < (k == COLL_BROADCAST && p > 1 ? 2 : 1); root++) {
                             sim_case_t c = {
-                                (coll_kind_t)k, g, p, sizes[si], root ? p - 1 : 0,
-                                radices[ri],    0, 3}; /* nodes of 3 units: the node-aware ones */
+                                (coll_kind_t)k,
+                                g,
+                                p,
+                                sizes[si],
+                                root ? p - 1 : 0,
+                                radices[ri],
+                                0,
+                                3,  /* nodes of 3 units: the node-aware ones */
+                                2}; /* two calls back to back: the second's words balance too */
                             if (sim_not_applicable(&c)) {
                                 skipped++;
                                 continue;
@@ -197,7 +262,9 @@ static int test_schedules(void) {
                                        (unsigned long long)r.stuck_key, r.unbalanced_words);
                                 failures++;
                             }
-                            if (p > 1 && s.nev == 0 && k != COLL_BARRIER) {
+                            size_t comm = 0; /* events beyond the call's own */
+                            for (size_t e = 0; e < s.nev; e++) comm += s.ev[e].kind != EV_CALL;
+                            if (p > 1 && comm == 0 && k != COLL_BARRIER) {
                                 /* a collective of 2+ members that communicates nothing */
                                 if (sizes[si]) {
                                     printf("FAIL kind %d %s p=%d: empty schedule\n", k, g->name,
