@@ -32,7 +32,9 @@
  *
  * --loggp: instead, measure the LogGP parameters of this path (tools/loggp/README.md) between units
  * 0 and 1: o (one shoal_put_nb call of 8 B), g (per put of a long run of 8 B puts, completed), G
- * (per byte: blocking puts of 1 and 4 MiB), L (half a ping-pong of signals, minus o), a (a blocking
+ * (per byte: blocking puts of 1 and 4 MiB; G_big the same with 16 and 32 MiB, which stream through
+ * memory, from big_from = a quarter of the last-level cache), L (half a ping-pong of signals,
+ * minus o), a (a blocking
  * fetch-add), o_r (the relay's request-wait overhead, from binomial broadcasts of 8 B at 2 units,
  * relay hot and asleep), and the same with raw MPI_Put / MPI_Fetch_and_op on an MPI_Win_allocate
  * window; printed as "loggp: key=value ..." lines (tools/loggp/loggp.py reads them).
@@ -650,7 +652,55 @@ static double clock_overhead_ns(void) {
 
 typedef struct {
     double L, o, g, G, a, o_r, o_r_cold, G_copy;
+    /* The same per-byte figures for messages that stream through memory (LOGGP_BIG_SIZE and twice
+     * that: beyond the last-level cache), and the size from which they hold (big_from). */
+    double G_big, G_copy_big, big_from;
+    /* Per byte, LOGGP_FRESH_SIZE bytes, a partner's data as the collectives' scratch sees it:
+     * summing doubles that the peer has just put into my memory (its lines come from the peer's
+     * cache), and a put into memory that the peer has just read (the lines must come back). */
+    double reduce_fresh, G_fresh;
 } loggp_t;
+
+#define LOGGP_FRESH_SIZE ((size_t)64 << 10)
+
+/* The streaming figures' sizes: puts of 16 and 32 MiB. */
+#define LOGGP_BIG_SIZE ((size_t)16 << 20)
+
+/* Bytes from which a collective's messages stream through memory: at 2 members a collective
+ * touches a source and a destination on each, p blocks each for alltoall and collect, so about
+ * eight message-sized buffers: an eighth of the last-level cache (32 MiB on this machine's EPYC:
+ * 4 MiB; the 2-unit collectives' per-byte cost is up 2-3x from there, results/coll_sim). The
+ * kernel's figure (what lscpu prints; glibc's sysconf reads CPUID, which a KVM guest may fill in
+ * wrong: 320 MiB here), or 4 MiB when there is none. */
+static double loggp_big_from(void) {
+    double llc = 0;
+    FILE *f = fopen("/sys/devices/system/cpu/cpu0/cache/index3/size", "r");
+    if (f) {
+        char unit = 0;
+        if (fscanf(f, "%lf%c", &llc, &unit) >= 1)
+            llc *= unit == 'K' ? 1024 : unit == 'M' ? 1048576 : unit == 'G' ? 1073741824 : 1;
+        fclose(f);
+    }
+    return llc > 0 ? llc / 8 : (double)((size_t)4 << 20);
+}
+
+/* Median ns of reps blocking puts of s bytes to peer, and of reps local copies of s bytes. */
+static void time_put_and_copy(shoal_gptr_t peer, size_t s, int reps, double *v, double *put_ns,
+                              double *copy_ns) {
+    for (int r = 0; r < reps; r++) {
+        double a = bench_now_ns();
+        ok_or_die(shoal_put(peer, C.rb_local, s), "shoal_put");
+        v[r] = bench_now_ns() - a;
+    }
+    *put_ns = median_of(v, reps);
+    for (int r = 0; r < reps; r++) {
+        double a = bench_now_ns();
+        memcpy(C.copy_dst, C.copy_src, s);
+        __asm__ __volatile__("" ::: "memory");
+        v[r] = bench_now_ns() - a;
+    }
+    *copy_ns = median_of(v, reps);
+}
 
 /* The others wait, driving MPI progress, until unit 0 says it is done. */
 static void peer_idle(void) {
@@ -691,24 +741,19 @@ static void loggp_shoal(loggp_t *P, double clk) {
         if (s4 > C.bufbytes) s4 = C.bufbytes, s1 = s4 / 4;
         int big = C.quick ? 5 : 21;
         double tp[2], tc[2];
-        for (int k = 0; k < 2; k++) {
-            size_t s = k ? s4 : s1;
-            for (int r = 0; r < big; r++) {
-                double a = bench_now_ns();
-                ok_or_die(shoal_put(peer, C.rb_local, s), "shoal_put");
-                v[r] = bench_now_ns() - a;
-            }
-            tp[k] = median_of(v, big);
-            for (int r = 0; r < big; r++) {
-                double a = bench_now_ns();
-                memcpy(C.copy_dst, C.copy_src, s);
-                __asm__ __volatile__("" ::: "memory");
-                v[r] = bench_now_ns() - a;
-            }
-            tc[k] = median_of(v, big);
-        }
+        for (int k = 0; k < 2; k++) time_put_and_copy(peer, k ? s4 : s1, big, v, &tp[k], &tc[k]);
         P->G = (tp[1] - tp[0]) / (double)(s4 - s1) / 1e3;
         P->G_copy = (tc[1] - tc[0]) / (double)(s4 - s1) / 1e3;
+        /* G_big: the same with 16 and 32 MiB (when the buffers hold them) */
+        P->G_big = P->G_copy_big = NAN;
+        P->big_from = loggp_big_from();
+        if (C.bufbytes >= 2 * LOGGP_BIG_SIZE) {
+            int huge = C.quick ? 3 : 9;
+            for (int k = 0; k < 2; k++)
+                time_put_and_copy(peer, LOGGP_BIG_SIZE << k, huge, v, &tp[k], &tc[k]);
+            P->G_big = (tp[1] - tp[0]) / (double)LOGGP_BIG_SIZE / 1e3;
+            P->G_copy_big = (tc[1] - tc[0]) / (double)LOGGP_BIG_SIZE / 1e3;
+        }
         /* a: a blocking fetch-add on the peer */
         for (int i = 0; i < reps; i++) {
             int64_t old;
@@ -873,7 +918,8 @@ static void loggp_mpi(loggp_t *P, double clk) {
         double rtt = median_of(v, rounds) / 1e3; /* the median round trip */
         P->L = rtt / 2 - P->o;
     }
-    P->o_r = P->o_r_cold = P->G_copy = NAN;
+    P->o_r = P->o_r_cold = P->G_copy = P->G_big = P->G_copy_big = P->big_from = NAN;
+    P->reduce_fresh = P->G_fresh = NAN;
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Win_unlock_all(win);
     MPI_Win_free(&win);
@@ -887,18 +933,56 @@ static void loggp_line(FILE *f, const char *prefix, const char *path, const logg
         if (*c == ' ' || *c == ',') *c = '_';
     fprintf(f,
             "%sloggp: path=%s mpi=%s units=%d L=%.6g o=%.6g g=%.6g G=%.6g a=%.6g o_r=%.6g "
-            "o_r_cold=%.6g G_copy=%.6g\n",
+            "o_r_cold=%.6g G_copy=%.6g G_big=%.6g G_copy_big=%.6g big_from=%.6g "
+            "reduce_fresh=%.6g G_fresh=%.6g\n",
             prefix, path, lib, (int)C.p, P->L, P->o, P->g, P->G, P->a, P->o_r, P->o_r_cold,
-            P->G_copy);
+            P->G_copy, P->G_big, P->G_copy_big, P->big_from, P->reduce_fresh, P->G_fresh);
 }
 
 static loggp_t LS, LM; /* shoal's path, raw MPI */
 static double LCLK;
 
 /* Before registration (no relay thread polls MPI beside them): the transport's figures. */
+/* reduce_fresh and G_fresh: unit 0 puts LOGGP_FRESH_SIZE bytes into unit 1 (timed: G_fresh), a
+ * barrier, unit 1 sums them as doubles into a private accumulator (timed: reduce_fresh), a
+ * barrier (the next put takes the lines back). Unit 0's blocking put completes the data before
+ * the barrier; the barriers only order. */
+static void loggp_reduce_fresh(loggp_t *P) {
+    size_t n = LOGGP_FRESH_SIZE, ne = n / sizeof(double);
+    int reps = C.quick ? 21 : 201;
+    double *v = malloc(sizeof(double) * (size_t)reps), *acc = calloc(ne, sizeof(double));
+    if (!v || !acc) die("out of memory");
+    shoal_gptr_t peer = shoal_gptr_setunit(C.rb, 1);
+    const double *in = (const double *)(void *)C.rb_local;
+    for (int r = 0; r < reps; r++) {
+        if (C.me == 0) {
+            double a = bench_now_ns();
+            ok_or_die(shoal_put(peer, C.copy_src, n), "shoal_put");
+            v[r] = bench_now_ns() - a;
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (C.me == 1) {
+            double a = bench_now_ns();
+            for (size_t k = 0; k < ne; k++) acc[k] += in[k];
+            __asm__ __volatile__("" ::: "memory");
+            v[r] = bench_now_ns() - a;
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    /* unit 0's figure is G_fresh, unit 1's reduce_fresh: both to both */
+    double mine[2] = {0, 0}, got[2];
+    if (C.me <= 1) mine[C.me] = median_of(v, reps) / (double)n / 1e3;
+    MPI_Allreduce(mine, got, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    P->G_fresh = got[0];
+    P->reduce_fresh = got[1];
+    free(v);
+    free(acc);
+}
+
 static void run_loggp_p2p(void) {
     LCLK = clock_overhead_ns();
     loggp_shoal(&LS, LCLK);
+    if (C.p >= 2) loggp_reduce_fresh(&LS);
     loggp_mpi(&LM, LCLK);
 }
 
@@ -1437,7 +1521,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < C.nsizes; i++)
         if (C.sizes[i] > C.bufbytes) C.bufbytes = C.sizes[i];
     if (C.slow_size > C.bufbytes) C.bufbytes = C.slow_size;
-    if (C.loggp && C.bufbytes < ((size_t)4 << 20)) C.bufbytes = (size_t)4 << 20;
+    if (C.loggp && C.bufbytes < 2 * LOGGP_BIG_SIZE) C.bufbytes = 2 * LOGGP_BIG_SIZE;
     for (int i = 0; i < C.nsizes; i++) {
         C.rows[i].m = C.sizes[i];
         C.rows[i].other_mpi = NAN;
