@@ -32,13 +32,15 @@ def measured(path):
     return np_, rows
 
 
-def predicted(sim, params, np_, colls, sizes):
+def predicted(sim, params, np_, colls, sizes, b2b):
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "sim.csv")
         cmd = [sim, "--coll", ",".join(colls), "--p", str(np_), "--size",
                ",".join(str(s) for s in sizes), "--csv", out]
         if params:
             cmd += ["--params", params]
+        if b2b > 0:
+            cmd += ["--back-to-back", str(b2b)]
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
         res = {}
         with open(out) as f:
@@ -55,6 +57,8 @@ def main():
     ap.add_argument("--sim", required=True)
     ap.add_argument("--params")
     ap.add_argument("--all", action="store_true", help="print every row, not only the summary")
+    ap.add_argument("--back-to-back", type=int, default=8,
+                    help="simulate K calls back to back, as bench_coll times them (0: one call)")
     ap.add_argument("csv")
     a = ap.parse_args()
     np_, meas = measured(a.csv)
@@ -63,7 +67,7 @@ def main():
     known = {"barrier", "broadcast", "collect", "fcollect", "alltoall", "reduce", "scan"}
     colls = sorted({k[0] for k in meas} & known)
     sizes = sorted({k[1] for k in meas if k[0] in known})
-    pred = predicted(a.sim, a.params, np_, colls, sizes)
+    pred = predicted(a.sim, a.params, np_, colls, sizes, a.back_to_back)
     per = {}
     for key in sorted(meas):
         if key not in pred:
@@ -73,7 +77,8 @@ def main():
         if a.all:
             print(f"{key[0]:10s} {key[1]:>9d} {key[2]:24s} measured {meas[key]:10.4g} us  "
                   f"predicted {pred[key]:10.4g} us  ratio {ratio:6.3f}")
-    print(f"# np={np_}: predicted / measured (median over sizes and algorithms; share within 25 %)")
+    print(f"# np={np_}, {a.back_to_back or 1} call(s) {'back to back' if a.back_to_back else 'alone'}: "
+          "predicted / measured (median over sizes and algorithms; share within 25 %)")
     allr = []
     for c, rs in per.items():
         allr += rs
