@@ -11,7 +11,8 @@
  *     t_total = the epoch with that computation between the put and the fence; overlap =
  *     (t_comm + t_comp - t_total) / t_comm, clamped to 0-100 %. Sizes 1 B - 4 MiB, powers of 4.
  *   - figures 7-9, fence latency: epochs with no put, one 16 B put to i+1, and 16 B puts to the 8
- *     neighbours i+-1 .. i+-4 (mod p; at small p several are the same unit, or the unit itself).
+ *     neighbours i+-1 .. i+-4 (mod p; at small p several are the same unit, or the unit itself);
+ *     and 64 puts of 8 B to consecutive slots of i+1 (an element-wise loop).
  *   - figure 10, halo exchange: a 2-D periodic process grid, puts of m bytes to the 4 face
  *     neighbours, or to those and the 4 corner ones (8), one fence per iteration (optionally with
  *     a fixed computation between the puts and the fence: --halo-compute-us).
@@ -50,7 +51,7 @@
 
 #define MAX_BATCHES 51
 #define MAX_ITERS   200000
-#define MAX_PEERS   8
+#define MAX_PEERS   64 /* puts per epoch per unit (fence_many) */
 #define MAX_ROWS    40
 #define MAX_JOBS    16
 #define LARGE_MSG   ((size_t)64 << 10) /* target (2) applies from here */
@@ -539,6 +540,11 @@ static void build_rows(void) {
         r = add_row(SEC_FENCE, "fence_eight", "16 B puts to i+-1..4", 16);
         r->npeer = 8;
         for (int k = 0; k < 8; k++) r->dx[k] = (k % 2 ? -1 : 1) * (k / 2 + 1);
+        /* an element-wise loop: 64 puts of 8 B to consecutive slots of i+1 (what the deferred
+         * design can combine into one MPI call, SHOAL_EPOCH_COMBINE) */
+        r = add_row(SEC_FENCE, "fence_many", "64 x 8 B puts to i+1", 8);
+        r->npeer = MAX_PEERS;
+        for (int k = 0; k < MAX_PEERS; k++) r->dx[k] = 1;
     }
     if (C.only[SEC_HALO]) {
         /* The grid: px the largest divisor of p with px * px <= p. */

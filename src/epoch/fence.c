@@ -82,6 +82,8 @@ static void state_free(epoch_t *e) {
     free(e->notes_to);
     free(e->touched);
     free(e->queue);
+    for (size_t i = 0; i < e->npacks; i++) free(e->packs[i]);
+    free(e->packs);
     pthread_mutex_destroy(&e->queue_mu);
     free(e);
 }
@@ -227,7 +229,7 @@ static shoal_err_t close_epoch(epoch_t *e, segment_t *seg) {
 static shoal_err_t complete_undeclared(epoch_t *e, segment_t *seg) {
     uint32_t n = 0;
     for (uint32_t i = 0; i < e->ntouched; i++) n += e->ops_to[e->touched[i]];
-    if (e->design == SHOAL_EPOCH_DEFERRED) SHOAL_TRY(shoal__epoch_deliver_queue(e));
+    if (e->nqueue) SHOAL_TRY(shoal__epoch_deliver_queue(e));
     SHOAL_TRY(complete_targets(e, seg, 0));
     if (e->design == SHOAL_EPOCH_IMM_NOTIFY) {
         SHOAL_TRY(shoal__segments_flush(-1)); /* the notifications land before they are undone */
@@ -251,6 +253,7 @@ static shoal_err_t complete_undeclared(epoch_t *e, segment_t *seg) {
  * network whose barrier can overtake data, the data arrives after the fence. (On one machine both
  * MPIs' channels are first-in first-out: even raw MPI_Put then MPI_Barrier never showed it.) */
 static shoal_err_t fence_by_barrier_only(epoch_t *e, segment_t *seg, int opens) {
+    if (e->nqueue) SHOAL_TRY(shoal__epoch_deliver_queue(e)); /* imm_barrier's small puts go */
     shoal__epoch_reset_traffic(e);
     e->open = opens;
     if (MPI_Barrier(seg->team->comm) != MPI_SUCCESS)
@@ -275,6 +278,7 @@ shoal_err_t shoal_epoch_fence(shoal_gptr_t alloc, int assertions) {
                          1)) {
         e->fenced = 1;
         if (e->ntouched) {
+            if (e->nqueue) SHOAL_TRY(shoal__epoch_deliver_queue(e)); /* small puts, combined */
             SHOAL_TRY(complete_gets(e, seg));
             shoal__epoch_reset_traffic(e);
         }
@@ -315,8 +319,9 @@ static shoal_err_t fence_general(segment_t *seg, shoal_err_t mine, int assertion
     if (completes_at_barrier(e)) {
         if (e->open && !precedes && e->ntouched)
             err = complete_undeclared(e, seg);
-        else if (e->open && e->ntouched)
-            err = complete_gets(e, seg);
+        else if (e->open && e->ntouched && e->nqueue)
+            err = shoal__epoch_deliver_queue(e);
+        if (err == SHOAL_OK && e->open && precedes && e->ntouched) err = complete_gets(e, seg);
         if (err != SHOAL_OK && err != SHOAL_ERR_STATE) return err; /* MPI failed: give up */
         shoal__epoch_reset_traffic(e);
         if (precedes || opens) {

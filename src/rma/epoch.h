@@ -49,6 +49,10 @@ typedef struct epoch {
     pthread_mutex_t queue_mu; /* threads (SHOAL_THREAD_MULTIPLE) append at once */
     epoch_op_t *queue;
     size_t nqueue, queue_cap;
+    /* Combined deliveries (epoch_ops.c): the packed data of each, kept until the fence has
+     * completed it (MPI may read an origin buffer until then): freed by the next delivery. */
+    void **packs;
+    size_t npacks, packs_cap;
 } epoch_t;
 
 /* shoal_put_nb / shoal_get_nb on an allocation that has fence state (t->seg->epoch). */

@@ -3,8 +3,11 @@
  * immediate ones move the data now (a copy on the direct path, MPI_Put/MPI_Get without a request
  * on the MPI path), and the notify design also adds one to the target's ARRIVED word once the
  * data is there. The fence (epoch/) completes the rest. */
+#define _GNU_SOURCE /* qsort_r */
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "epoch.h"
 #include "rma.h"
@@ -111,6 +114,13 @@ shoal_err_t shoal__epoch_issue(int is_put, void *local, const shoal_target_t *t,
         }
         break;
     default:
+        /* imm_barrier: a small put through MPI waits for the fence, which sends a target's small
+         * puts combined before its barrier (no overlap lost: a small put has none to give) */
+        if (!t->addr && is_put && e->design == SHOAL_EPOCH_IMM_BARRIER &&
+            n <= shoal__rt.epoch_combine) {
+            SHOAL_TRY(enqueue(e, is_put, local, t, n));
+            break;
+        }
         SHOAL_TRY(move_now(is_put, local, t, n));
         if (!is_put && !t->addr) __atomic_fetch_add(&e->mpi_gets, 1, __ATOMIC_RELAXED);
         break;
@@ -120,12 +130,174 @@ shoal_err_t shoal__epoch_issue(int is_put, void *local, const shoal_target_t *t,
     return SHOAL_OK;
 }
 
-shoal_err_t shoal__epoch_deliver_queue(epoch_t *e) {
-    for (size_t i = 0; i < e->nqueue; i++) {
-        epoch_op_t *op = &e->queue[i];
-        SHOAL_TRY(move_now(op->is_put, op->local, &op->target, op->nbytes));
+/* ---- Combining (the deferred and imm_barrier designs, MPI path) ----
+ * A target's small queued puts are packed into one buffer in target order, pieces that meet at
+ * the target merged, and go as one plain MPI_Put per piece, or, from COMBINE_INDEXED_MIN pieces,
+ * as one MPI_Put with an indexed target datatype. Per call, MPI costs far more than packing a few
+ * hundred bytes (the paper's "certain optimizations" of a deferred design; imm_barrier queues its
+ * small puts for the same reason: they have no overlap to lose).
+ * Only puts through MPI of at most SHOAL_EPOCH_COMBINE bytes are combined, and only when no two of
+ * the run overlap at the target (MPI leaves overlapping entries of one datatype undefined; the
+ * run is then delivered one by one, as before). */
+
+#define COMBINE_RUN_MAX ((size_t)1 << 30)
+/* Pieces (after merging) from which a run goes as one put with an indexed datatype rather than
+ * one plain put per piece: creating, committing and freeing the datatype cost Open MPI 4.1 about
+ * 0.4 us each time (2 units, MPI path: 8 puts of 16 B in 4 pieces took 2.7-3.1 us as two indexed
+ * puts against 1.9-2.0 as eight plain ones), while 64 puts of 8 B in one piece went from 6.9-7.5
+ * to 4.5-5.2 us (MPICH: 44-46 to 6.1-6.4). */
+#define COMBINE_INDEXED_MIN 8
+
+/* Queue indices ordered by target, issue order kept within one target. */
+static int by_target_then_issue(const void *x, const void *y, void *ctx) {
+    const epoch_op_t *q = ctx;
+    size_t i = *(const size_t *)x, j = *(const size_t *)y;
+    if (q[i].target.rank != q[j].target.rank) return q[i].target.rank < q[j].target.rank ? -1 : 1;
+    return i < j ? -1 : i > j;
+}
+
+static int by_disp(const void *x, const void *y) {
+    const epoch_op_t *a = *(epoch_op_t *const *)x, *b = *(epoch_op_t *const *)y;
+    return a->target.disp < b->target.disp ? -1 : a->target.disp > b->target.disp;
+}
+
+static int combinable(const epoch_op_t *op) {
+    return op->is_put && !op->target.addr && op->nbytes <= shoal__rt.epoch_combine;
+}
+
+/* Keeps a packed buffer until the next delivery (MPI may read it until the fence completes the
+ * put: after reset_traffic, in imm_barrier's barrier). */
+static shoal_err_t keep_pack(epoch_t *e, void *pack) {
+    if (e->npacks == e->packs_cap) {
+        size_t cap = e->packs_cap ? 2 * e->packs_cap : 8;
+        void **v = realloc(e->packs, cap * sizeof *v);
+        if (!v) {
+            free(pack);
+            return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory for a combined delivery");
+        }
+        e->packs = v;
+        e->packs_cap = cap;
     }
+    e->packs[e->npacks++] = pack;
     return SHOAL_OK;
+}
+
+/* Delivers run[0..n) (puts to one target, issue order) packed; *alone = 1 (nothing sent) when
+ * the run overlaps itself at the target, or merges into no fewer pieces than it has and is too
+ * short for a datatype: the caller then sends each as it is. */
+static shoal_err_t put_combined(epoch_t *e, epoch_op_t **run, size_t n, int *alone) {
+    epoch_op_t **sorted = malloc(n * sizeof *sorted);
+    MPI_Aint *disp = malloc(n * sizeof *disp);
+    int *len = malloc(n * sizeof *len);
+    char *pack = NULL;
+    shoal_err_t err = SHOAL_OK;
+    *alone = 1;
+    if (!sorted || !disp || !len) {
+        err = shoal__fail(SHOAL_ERR_NOMEM, "out of host memory for a combined delivery");
+        goto out;
+    }
+    /* In target order, so that adjacent pieces merge and an overlap shows as a neighbour's. */
+    memcpy(sorted, run, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, by_disp);
+    size_t nb = 0, total = 0;
+    for (size_t i = 0; i < n; i++) {
+        const epoch_op_t *op = sorted[i];
+        MPI_Aint d = (MPI_Aint)op->target.disp;
+        if (nb && d < disp[nb - 1] + len[nb - 1]) goto out; /* overlaps */
+        total += op->nbytes;
+        if (nb && d == disp[nb - 1] + len[nb - 1]) {
+            len[nb - 1] += (int)op->nbytes;
+        } else {
+            disp[nb] = d;
+            len[nb++] = (int)op->nbytes;
+        }
+    }
+    if (nb == n && nb < COMBINE_INDEXED_MIN) goto out; /* nothing to gain */
+    pack = malloc(total);
+    if (!pack) {
+        err = shoal__fail(SHOAL_ERR_NOMEM, "out of host memory for a combined delivery");
+        goto out;
+    }
+    for (size_t i = 0, at = 0; i < n; at += sorted[i]->nbytes, i++)
+        memcpy(pack + at, sorted[i]->local, sorted[i]->nbytes);
+    *alone = 0;
+    const shoal_target_t *t = &run[0]->target;
+    int rc = MPI_SUCCESS;
+    if (nb < COMBINE_INDEXED_MIN) { /* a few pieces: one plain put each, from the packed data */
+        size_t from = 0;
+        for (size_t b = 0; b < nb && rc == MPI_SUCCESS; from += (size_t)len[b], b++)
+            rc = MPI_Put(pack + from, len[b], MPI_BYTE, t->rank, disp[b], len[b], MPI_BYTE,
+                         t->seg->win);
+    } else {
+        MPI_Datatype where = MPI_DATATYPE_NULL;
+        rc = MPI_Type_create_hindexed((int)nb, len, disp, MPI_BYTE, &where);
+        if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&where);
+        if (rc == MPI_SUCCESS) /* displacements are absolute bytes: target_disp 0, unit 1 */
+            rc = MPI_Put(pack, (int)total, MPI_BYTE, t->rank, 0, 1, where, t->seg->win);
+        if (where != MPI_DATATYPE_NULL) MPI_Type_free(&where); /* MPI keeps it for the put */
+    }
+    if (rc != MPI_SUCCESS) {
+        err = shoal__mpi_fail(rc, "MPI_Put (combined)");
+        goto out;
+    }
+    shoal__segment_mark_dirty(t->seg);
+    err = keep_pack(e, pack);
+    pack = NULL;
+out:
+    free(pack);
+    free(sorted);
+    free(disp);
+    free(len);
+    return err;
+}
+
+shoal_err_t shoal__epoch_deliver_queue(epoch_t *e) {
+    /* The last fence's packed buffers: complete by now (the deferred design flushes its targets,
+     * imm_barrier's barrier flushes everything, both before they return), so free. */
+    for (size_t i = 0; i < e->npacks; i++) free(e->packs[i]);
+    e->npacks = 0;
+    size_t n = e->nqueue;
+    size_t *order = n > 1 && shoal__rt.epoch_combine ? malloc(n * sizeof *order) : NULL;
+    epoch_op_t **run = order ? malloc(n * sizeof *run) : NULL;
+    if (!order || !run) { /* nothing to combine (or no memory for it): one by one, issue order */
+        free(order);
+        free(run);
+        for (size_t i = 0; i < n; i++) {
+            epoch_op_t *op = &e->queue[i];
+            SHOAL_TRY(move_now(op->is_put, op->local, &op->target, op->nbytes));
+        }
+        return SHOAL_OK;
+    }
+    for (size_t i = 0; i < n; i++) order[i] = i;
+    qsort_r(order, n, sizeof *order, by_target_then_issue, e->queue);
+    shoal_err_t err = SHOAL_OK;
+    for (size_t i = 0; i < n && err == SHOAL_OK;) {
+        /* a target's operations, issue order: runs of combinable puts, the rest one by one */
+        epoch_op_t *op = &e->queue[order[i]];
+        size_t k = 0, bytes = 0; /* a run's bytes stay within one MPI count */
+        while (i + k < n && combinable(&e->queue[order[i + k]]) &&
+               e->queue[order[i + k]].target.rank == op->target.rank &&
+               bytes + e->queue[order[i + k]].nbytes <= COMBINE_RUN_MAX) {
+            bytes += e->queue[order[i + k]].nbytes;
+            run[k] = &e->queue[order[i + k]], k++;
+        }
+        int alone = 1;
+        if (k >= 2) err = put_combined(e, run, k, &alone);
+        if (err != SHOAL_OK) break;
+        if (!alone) {
+            i += k;
+            continue;
+        }
+        size_t m = k ? k : 1; /* one by one: a run not worth combining, or not a small put */
+        for (size_t j = 0; j < m && err == SHOAL_OK; j++) {
+            epoch_op_t *o = &e->queue[order[i + j]];
+            err = move_now(o->is_put, o->local, &o->target, o->nbytes);
+        }
+        i += m;
+    }
+    free(order);
+    free(run);
+    return err;
 }
 
 void shoal__epoch_reset_traffic(epoch_t *e) {

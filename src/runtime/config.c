@@ -99,6 +99,10 @@ static const cfg_entry_t table[] = {
      "Fence design of an allocation's epochs unless shoal_epoch_set_design chose one: auto, "
      "deferred, imm_naive, imm_barrier or imm_notify (docs/fence.md)",
      FIELD(epoch_design), 0, 0},
+    {"SHOAL_EPOCH_COMBINE", CFG_SIZE, "1K",
+     "Deferred fences through MPI: a target's queued puts of up to this many bytes go as one "
+     "MPI_Put (packed, with an indexed target datatype); 0 = one MPI call per operation",
+     FIELD(epoch_combine), 0, 0},
     {"SHOAL_EPOCH_TEST_SKIP_ORDERING", CFG_BOOL, "0",
      "Testing only (a fault): fences leave out the step that orders the epoch's operations before "
      "the fence returns (deferred: the wait for the flags; the immediate designs: everything but a "
