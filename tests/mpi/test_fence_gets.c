@@ -12,8 +12,31 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "testlib.h"
+
+/* Whether the units run on more than one host (the namespace cluster: each node its own
+ * hostname), by the smallest and largest hash of the hostnames. */
+static int spans_hosts(void) {
+    char host[256] = {0};
+    gethostname(host, sizeof host - 1);
+    uint64_t h = 1469598103934665603ULL;
+    for (const char *c = host; *c; c++) h = (h ^ (uint8_t)*c) * 1099511628211ULL;
+    shoal_gptr_t gp = SHOAL_GPTR_NULL;
+    REQUIRE_OK(shoal_team_memalloc(SHOAL_TEAM_ALL, 4 * sizeof(uint64_t), &gp));
+    uint64_t *w = NULL;
+    REQUIRE_OK(shoal_gptr_getaddr(shoal_gptr_setunit(gp, (uint32_t)t_me), (void **)&w));
+    w[0] = w[1] = h;
+    REQUIRE_OK(shoal_barrier(SHOAL_TEAM_ALL));
+    REQUIRE_OK(shoal_reduce(SHOAL_TEAM_ALL, shoal_gptr_add(gp, 16), gp, 1, SHOAL_TYPE_ULONGLONG,
+                            SHOAL_RED_MIN));
+    REQUIRE_OK(shoal_reduce(SHOAL_TEAM_ALL, shoal_gptr_add(gp, 24), shoal_gptr_add(gp, 8), 1,
+                            SHOAL_TYPE_ULONGLONG, SHOAL_RED_MAX));
+    int spans = w[2] != w[3];
+    REQUIRE_OK(shoal_team_memfree(gp));
+    return spans;
+}
 
 /* Under the sanitizers (their runs look for races and bad accesses, not MPICH's flush) fewer: a
  * TSan run of 300 took 13-18 s. */
@@ -35,6 +58,7 @@ int main(int argc, char **argv) {
     CHECK_OK(shoal_team_size(SHOAL_TEAM_ALL, &p));
     CHECK_OK(shoal_team_myid(SHOAL_TEAM_ALL, &me));
     shoal_unit_t right = (shoal_unit_t)((me + 1) % p);
+    int across_hosts = spans_hosts();
     static uint8_t got[PART], want[PART];
     size_t offs[NGETS], at = 0;
     for (int i = 0; i < NGETS; i++) {
@@ -51,8 +75,11 @@ int main(int argc, char **argv) {
         REQUIRE_OK(shoal_epoch_set_design(gp, designs[d]));
         uint8_t *mine = NULL;
         REQUIRE_OK(shoal_gptr_getaddr(shoal_gptr_setunit(gp, (uint32_t)me), (void **)&mine));
-        /* imm_barrier, the auto choice, gets more epochs: its fence is where gets went missing */
+        /* imm_barrier, the auto choice, gets more epochs: its fence is where gets went missing;
+         * across hosts (TCP) a fifth of them (Open MPI took 34 s there for the whole test; the
+         * fault was MPICH's on one node) */
         int epochs = d <= 1 ? EPOCHS : EPOCHS / 5;
+        if (across_hosts) epochs /= 5;
         int wrong_epochs = 0;
         for (int ep = 0; ep < epochs; ep++) {
             uint64_t seed = (uint64_t)(d * 100000 + (size_t)ep + 1);
