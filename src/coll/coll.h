@@ -286,9 +286,9 @@ shoal_err_t shoal__broadcast_keep_root_dest(shoal_team_t team, shoal_gptr_t dest
  * every member stores its done_word (e + 1) when it leaves the call. */
 shoal_err_t coll_eager_post(coll_args_t *a, int32_t peer, uint64_t e, int32_t done_word,
                             uint64_t *done_seen, shoal_target_t flag, const void *src, size_t n);
-/* Waits until my slot `flag` holds call e; *data = the bytes after the flag (in my memory). */
 /* Waits until a member's flag word holds at least value (gapped polls, then the yielding wait). */
 shoal_err_t coll_wait_flag(const shoal_target_t *flag, uint64_t value);
+/* Waits until my slot `flag` holds call e; *data = the bytes after the flag (in my memory). */
 shoal_err_t coll_eager_wait(coll_args_t *a, shoal_target_t flag, uint64_t e, const char **data);
 shoal_err_t coll_eager_leave(coll_args_t *a, int32_t done_word, uint64_t e);
 

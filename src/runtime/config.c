@@ -100,8 +100,9 @@ static const cfg_entry_t table[] = {
      "deferred, imm_naive, imm_barrier or imm_notify (docs/fence.md)",
      FIELD(epoch_design), 0, 0},
     {"SHOAL_EPOCH_COMBINE", CFG_SIZE, "1K",
-     "Deferred fences through MPI: a target's queued puts of up to this many bytes go as one "
-     "MPI_Put (packed, with an indexed target datatype); 0 = one MPI call per operation",
+     "Fences through MPI (deferred and imm_barrier designs): an epoch's puts of up to this many "
+     "bytes wait for the fence, which packs each target's, merges adjacent ones and sends one "
+     "MPI_Put per piece (from 8 pieces one, with an indexed datatype); 0 = one MPI_Put each",
      FIELD(epoch_combine), 0, 0},
     {"SHOAL_EPOCH_TEST_SKIP_ORDERING", CFG_BOOL, "0",
      "Testing only (a fault): fences leave out the step that orders the epoch's operations before "

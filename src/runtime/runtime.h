@@ -46,8 +46,8 @@ typedef struct {
     const char *coll_tuning_cache; /* SHOAL_COLL_TUNING_CACHE: folder of host-keyed tuning files */
     const char *epoch_design;      /* SHOAL_EPOCH_DESIGN: the fence design of new allocations */
     int epoch_test_skip_ordering;  /* testing only: fences leave out their ordering step (fault) */
-    size_t epoch_combine;          /* deferred fences through MPI: puts up to this many bytes to one
-                                    * target travel as one MPI_Put (0: never) */
+    size_t epoch_combine;          /* fences through MPI: puts up to this many bytes are combined
+                                    * per target at the fence (rma/epoch_ops.c; 0: never) */
     const char *rb_algo;           /* SHOAL_RMA_BCAST_ALGO: what SHOAL_RMA_BCAST_AUTO means */
     int rb_waiter_us;          /* relay: fixed sleep between polls (the paper's WaiterTimeout) */
     int rb_flush_us;           /* root's wait: fixed sleep between polls (FlushTimeout) */

@@ -152,7 +152,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--direct", default="1")
     ap.add_argument("--tries", type=int, default=4)
-    ap.add_argument("--batches", default="11")
+    ap.add_argument("--batches", default="5", help="bench_coll batches per variant (the runs in results/: 5)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     shoalrun = os.path.join(a.build, "bin", "shoalrun")
