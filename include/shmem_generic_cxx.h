@@ -23,6 +23,10 @@
 #include "shmem.h"
 #include "shmem_generic_types.h"
 
+/* C++ linkage even when a program includes shmem.h inside an extern "C" block (some test suites'
+ * headers do): overloads cannot have C linkage. */
+extern "C++" {
+
 /* ---- RMA ------------------------------------------------------------------------------------- */
 #define SHMEM__CXX_RMA(T, N, P, S)                                                                 \
     inline void shmem_put(T *dest, const T *source, size_t nelems, int pe) {                       \
@@ -361,5 +365,7 @@ SHMEM__CXX_OLD_SWAP(double, double)
 #undef SHMEM__CXX_OLD_SWAP
 #undef SHMEM__CXX_OLD_AMO_EXTENDED
 #undef SHMEM__CXX_OLD_AMO_STANDARD
+
+} /* extern "C++" */
 
 #endif /* SHMEM_GENERIC_CXX_H */
