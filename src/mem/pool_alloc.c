@@ -305,6 +305,56 @@ int pool_alloc_free(pool_alloc_t *pa, uint64_t offset) {
     return 0;
 }
 
+int pool_alloc_resize(pool_alloc_t *pa, uint64_t offset, uint64_t nbytes) {
+    if (!pa) return -EINVAL;
+    pa_node_t *u = (pa_node_t *)pa_floor(pa->used_rt, offset);
+    if (!u || u->off != offset) return -EINVAL;
+    if (nbytes > pa->cap) return -ENOMEM;
+    uint64_t need = nbytes == 0 ? pa->align : (nbytes + pa->align - 1) & ~(pa->align - 1);
+    uint64_t end = u->off + u->len;
+    /* The free range that starts where the block ends, if any, taken out of the free tree (its
+     * key changes below, staying between its neighbours'). */
+    pa_node_t *lo, *hi, *next = NULL;
+    pa_split(pa->free_rt, end, &lo, &hi);
+    if (hi) {
+        const pa_node_t *first = hi;
+        while (first->l) first = first->l;
+        if (first->off == end) hi = pa_remove_first(hi, &next);
+    }
+    int rc = 0;
+    if (need > u->len) { /* grow into the range after, if it is long enough */
+        uint64_t more = need - u->len;
+        if (!next || next->len < more) {
+            rc = -ENOMEM;
+        } else {
+            u->len = need;
+            pa->bytes_free -= more;
+            if (next->len == more) {
+                pa_node_put(pa, next);
+                next = NULL;
+            } else {
+                next->off += more;
+                next->len -= more;
+            }
+        }
+    } else if (need < u->len) { /* give back the tail, joined with the range after */
+        uint64_t less = u->len - need;
+        if (!next && (next = pa_node_get(pa)) != NULL) next->off = end; /* an empty range */
+        if (!next) {
+            rc = -ENOMEM;
+        } else {
+            next->off -= less;
+            next->len += less;
+            u->len = need;
+            pa->bytes_free += less;
+        }
+    }
+    if (next) hi = pa_insert(hi, next);
+    pa->free_rt = pa_merge(lo, hi);
+    if (rc == 0) u->req = nbytes;
+    return rc;
+}
+
 int pool_alloc_block(const pool_alloc_t *pa, uint64_t offset, uint64_t *start, uint64_t *nbytes) {
     if (!pa) return -EINVAL;
     const pa_node_t *n = pa_floor(pa->used_rt, offset);

@@ -31,6 +31,12 @@ int pool_alloc_alloc(pool_alloc_t *pa, uint64_t nbytes, uint64_t *offset);
 /* Releases the block starting at offset. -EINVAL, changing nothing, if offset is not the start of a
  * live block (double free, interior offset, never allocated). */
 int pool_alloc_free(pool_alloc_t *pa, uint64_t offset);
+/* Resizes the live block starting at offset to nbytes in place, so its offset stays: shrinking
+ * returns its tail to free space; growing takes the front of the free range that starts where the
+ * block ends. -EINVAL (nothing changed) if offset is not a live block's start; -ENOMEM (nothing
+ * changed) when the block cannot grow in place, or shrinking needs metadata that cannot be
+ * allocated. */
+int pool_alloc_resize(pool_alloc_t *pa, uint64_t offset, uint64_t nbytes);
 /* The live block whose reserved range [start, start + reserved) contains offset: writes its start
  * and the size originally requested (either pointer may be NULL). -ENOENT if offset is in free
  * space or out of range. */

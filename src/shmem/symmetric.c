@@ -394,7 +394,8 @@ void *shmem_realloc(void *ptr, size_t size) {
     barrier(); /* nobody still reads or writes the old block */
     size_t usable = 0;
     int ok = 0;
-    block_start(ptr, &usable, &ok);
+    uint64_t start = block_start(ptr, &usable, &ok),
+             at = (uint64_t)((char *)ptr - shmem__heap.base);
     if (!ok) {
         release_block(ptr); /* reports it */
         barrier();
@@ -402,7 +403,15 @@ void *shmem_realloc(void *ptr, size_t size) {
     }
     void *p = NULL;
     if (agree_request(size, 1) && size > 0) {
-        /* A new block on every PE (the same offset everywhere), then my contents move. */
+        /* In place where the block can shrink, or grow into free space right after it: nothing
+         * moves, and a block can grow to whatever is free behind it (every PE's allocator is in
+         * the same state, so every PE decides alike). Else a new block on every PE (the same
+         * offset everywhere), then my contents move. */
+        if (size <= SIZE_MAX - (at - start) &&
+            pool_alloc_resize(heap_alloc, start, (at - start) + size) == 0) {
+            barrier();
+            return ptr;
+        }
         p = alloc_aligned(1, size);
         if (p) {
             memcpy(p, ptr, usable < size ? usable : size);

@@ -225,8 +225,33 @@ static void check_globals(void) {
     CHECK(old == 0 || (old >= 1 && old <= t_np), "cswap returned %d", old);
 }
 
+/* First, with the heap still empty: a block grows in place into all the free heap behind it
+ * (a realloc that took a new block first would find no room for it), and shrinks in place. */
+static void check_realloc_in_place(void) {
+    size_t heap = (size_t)128 << 20; /* the default SHMEM_SYMMETRIC_SIZE */
+    if (getenv("SHMEM_SYMMETRIC_SIZE")) return;
+    char *p = shmem_malloc(16);
+    REQUIRE(p, "shmem_malloc(16)");
+    memcpy(p, "fifteen chars..", 16);
+    char *q = shmem_realloc(p, heap - 4096);
+    CHECK(q == p, "shmem_realloc(16 -> heap - 4 KiB) moved or failed: %p -> %p", (void *)p,
+          (void *)q);
+    if (!q) q = p;
+    CHECK(memcmp(q, "fifteen chars..", 16) == 0, "content after growing in place");
+    q[heap - 4097] = 'z';
+    shmem_char_p(&q[heap - 4098], 'y', test_right());
+    shmem_barrier_all();
+    CHECK(q[heap - 4098] == 'y' && q[heap - 4097] == 'z', "the grown block's end");
+    char *r = shmem_realloc(q, 8);
+    CHECK(r == q, "shmem_realloc shrinking moved the block: %p -> %p", (void *)q, (void *)r);
+    if (!r) r = q;
+    CHECK(memcmp(r, "fifteen", 7) == 0, "content after shrinking in place");
+    shmem_free(r);
+}
+
 int main(void) {
     test_init();
+    check_realloc_in_place();
     check_offsets();
     check_calloc_align_realloc();
     check_cycles();

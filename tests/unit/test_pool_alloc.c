@@ -258,6 +258,43 @@ static void test_first_fit(void) {
     pool_alloc_destroy(pa);
 }
 
+/* In-place resize: shrink gives the tail back (joined with the free range after it), grow takes
+ * the free range after it, and a block with a live neighbour or a bad offset changes nothing. */
+static void test_resize(void) {
+    pool_alloc_t *pa;
+    const uint64_t B = 256;
+    CHECK(pool_alloc_create(8 * B, 64, &pa) == 0, "create");
+    uint64_t a, b, c, s = 0, n = 0;
+    CHECK(pool_alloc_alloc(pa, B, &a) == 0 && pool_alloc_alloc(pa, B, &b) == 0, "a b");
+    CHECK(pool_alloc_resize(pa, a, 2 * B) == -ENOMEM, "a grows into live b");
+    CHECK(pool_alloc_block(pa, a, &s, &n) == 0 && s == a && n == B, "a unchanged");
+    CHECK(pool_alloc_resize(pa, b, 7 * B) == 0, "b grows to the end");
+    CHECK(pool_alloc_bytes_free(pa) == 0 && pool_alloc_largest_free(pa) == 0, "pool full");
+    CHECK(pool_alloc_resize(pa, b, 7 * B + 1) == -ENOMEM, "past the end");
+    CHECK_OK(pa);
+    CHECK(pool_alloc_resize(pa, b, 1) == 0, "b shrinks to one unit, no range after it");
+    CHECK(pool_alloc_bytes_free(pa) == 8 * B - B - 64 &&
+              pool_alloc_largest_free(pa) == 8 * B - B - 64,
+          "tail free: %" PRIu64, pool_alloc_bytes_free(pa));
+    CHECK(pool_alloc_block(pa, b + 64, &s, &n) == -ENOENT, "tail is free space");
+    CHECK(pool_alloc_block(pa, b, &s, &n) == 0 && s == b && n == 1, "b is 1 byte");
+    CHECK_OK(pa);
+    CHECK(pool_alloc_resize(pa, a, 10) == 0, "a shrinks below b");
+    CHECK(pool_alloc_alloc(pa, 3 * 64, &c) == 0 && c == a + 64,
+          "the freed tail is reused: %" PRIu64, c);
+    CHECK(pool_alloc_resize(pa, a, 0) == 0 && pool_alloc_resize(pa, a, 64) == 0, "same length");
+    CHECK(pool_alloc_resize(pa, a + 64 * 5, 1) == -EINVAL, "not a block start");
+    CHECK(pool_alloc_resize(pa, a + 1, 1) == -EINVAL, "interior offset");
+    CHECK(pool_alloc_resize(pa, 8 * B, 1) == -EINVAL, "past the pool");
+    CHECK(pool_alloc_resize(pa, b, UINT64_MAX) == -ENOMEM, "huge");
+    CHECK_OK(pa);
+    CHECK(pool_alloc_free(pa, a) == 0 && pool_alloc_free(pa, b) == 0 && pool_alloc_free(pa, c) == 0,
+          "free all");
+    CHECK(pool_alloc_largest_free(pa) == 8 * B && pool_alloc_live_blocks(pa) == 0, "whole again");
+    CHECK_OK(pa);
+    pool_alloc_destroy(pa);
+}
+
 /* ---- random runs against a reference model -------------------------------------------------- */
 
 typedef struct {
@@ -338,6 +375,36 @@ static void model_free(pool_alloc_t *pa, model_t *m, uint64_t idx) {
     }
 }
 
+/* Resizes live block idx in place to req bytes; the model says whether that fits (shrink, or the
+ * units after the block free up to the new end), and the surviving bytes must be intact. */
+static int model_resize(pool_alloc_t *pa, model_t *m, uint64_t idx, uint64_t req) {
+    blk_t *b = &m->live[idx];
+    uint64_t ext = round_up(req, m->align);
+    int fits = ext <= m->cap - b->start;
+    for (uint64_t u = (b->start + b->ext) / m->align; fits && u < (b->start + ext) / m->align; u++)
+        fits = m->owner[u] < 0;
+    uint64_t fr = pool_alloc_bytes_free(pa);
+    int rc = pool_alloc_resize(pa, b->start, req);
+    if (!fits) {
+        CHECK(rc == -ENOMEM && pool_alloc_bytes_free(pa) == fr,
+              "resize %" PRIu64 " -> %" PRIu64 " should fail: rc %d", b->ext, ext, rc);
+        return 0;
+    }
+    CHECK(rc == 0, "resize at %" PRIu64 ": %" PRIu64 " -> %" PRIu64 " bytes: rc %d", b->start,
+          b->req, req, rc);
+    for (uint64_t i = 0; i < b->req && i < req; i++)
+        CHECK(m->shadow[b->start + i] == pattern(b->tag, i), "resized block byte %" PRIu64, i);
+    for (uint64_t u = b->start / m->align; u < (b->start + b->ext) / m->align; u++)
+        m->owner[u] = -1;
+    for (uint64_t u = b->start / m->align; u < (b->start + ext) / m->align; u++)
+        m->owner[u] = (int32_t)idx;
+    for (uint64_t i = b->req; i < req; i++) m->shadow[b->start + i] = pattern(b->tag, i);
+    m->reserved = m->reserved - b->ext + ext;
+    b->req = req;
+    b->ext = ext;
+    return 1;
+}
+
 static void random_run(uint64_t seed, uint64_t size, uint64_t align, uint64_t ops) {
     rng_state = seed;
     pool_alloc_t *pa;
@@ -350,7 +417,7 @@ static void random_run(uint64_t seed, uint64_t size, uint64_t align, uint64_t op
     CHECK(m.shadow && m.owner && m.live, "model malloc");
     for (uint64_t u = 0; u < m.units; u++) m.owner[u] = -1;
 
-    uint64_t n_alloc = 0, n_nomem = 0, n_free = 0, n_bad = 0, max_live = 0;
+    uint64_t n_alloc = 0, n_nomem = 0, n_free = 0, n_bad = 0, max_live = 0, n_resize = 0;
     unsigned p_alloc = 50; /* percent; changes by phase so runs both fill up and drain */
     for (uint64_t op = 0; op < ops; op++) {
         if (op % 5000 == 0) {
@@ -378,6 +445,10 @@ static void random_run(uint64_t seed, uint64_t size, uint64_t align, uint64_t op
                       "bad free changed state");
                 n_bad++;
             }
+        } else if (r < 40 && m.nlive) {
+            /* Resize a live block in place (half shrink, half grow). */
+            uint64_t idx = rnd_below(m.nlive), req = random_size();
+            n_resize += (uint64_t)model_resize(pa, &m, idx, req);
         } else if (r < 60) {
             /* Look up the block around a random offset. */
             uint64_t o = rnd_below(m.cap + align);
@@ -455,10 +526,12 @@ static void random_run(uint64_t seed, uint64_t size, uint64_t align, uint64_t op
     if (m.cap) CHECK(pool_alloc_alloc(pa, m.cap, &o) == 0 && o == 0, "whole pool after drain");
     CHECK(n_alloc > ops / 10 && n_free > ops / 10, "run too lopsided: %" PRIu64 "/%" PRIu64,
           n_alloc, n_free);
+    CHECK(n_resize > ops / 200, "too few in-place resizes: %" PRIu64, n_resize);
     if (getenv("TEST_POOL_ALLOC_VERBOSE")) {
         printf("  seed %" PRIu64 " size %" PRIu64 " align %" PRIu64 ": %" PRIu64 " allocs, %" PRIu64
-               " -ENOMEM, %" PRIu64 " frees, %" PRIu64 " bad frees, max live %" PRIu64 "\n",
-               seed, size, align, n_alloc, n_nomem, n_free, n_bad, max_live);
+               " -ENOMEM, %" PRIu64 " frees, %" PRIu64 " bad frees, %" PRIu64
+               " resizes, max live %" PRIu64 "\n",
+               seed, size, align, n_alloc, n_nomem, n_free, n_bad, n_resize, max_live);
     }
     pool_alloc_destroy(pa);
     free(m.shadow);
@@ -479,6 +552,7 @@ int main(int argc, char **argv) {
     test_alignment();
     test_coalescing();
     test_first_fit();
+    test_resize();
 
     /* Pools of different sizes and alignments; some fill up often, some rarely. */
     random_run(1, 4 << 20, 64, ops);
