@@ -128,9 +128,25 @@ int shmem_ctx_create(long options, shmem_ctx_t *ctx) {
     return create(SHMEM_TEAM_WORLD, options, ctx);
 }
 
+/* Collective over the team (1.5): a team sync on entry and exit, and it succeeds on every member
+ * or fails on every member. */
 int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx) {
     SHMEM_ENTER("shmem_team_create_ctx");
-    return create(team, options, ctx);
+    if (!shmem__ready() || !shmem__team_ok(team)) { /* no collective on a team that is not */
+        if (ctx) *ctx = SHMEM_CTX_INVALID;
+        return -1;
+    }
+    shoal_err_t err = shoal_team_barrier(team->id);
+    SHMEM_ENTER("shmem_team_create_ctx");
+    int rc = err == SHOAL_OK ? create(team, options, ctx) : -1;
+    err = shmem__team_agree(team, rc == 0 ? SHOAL_OK : err != SHOAL_OK ? err : SHOAL_ERR_INVAL);
+    SHMEM_ENTER("shmem_team_create_ctx");
+    if (err != SHOAL_OK && rc == 0) { /* made here, not on every member: undo */
+        shmem_ctx_destroy(*ctx);
+        SHMEM_ENTER("shmem_team_create_ctx");
+        *ctx = SHMEM_CTX_INVALID;
+    }
+    return err == SHOAL_OK ? 0 : -1;
 }
 
 void shmem_ctx_destroy(shmem_ctx_t ctx) {

@@ -190,6 +190,7 @@ void *shmem_ptr(const void *dest, int pe) {
 
 void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe) {
     SHMEM_ENTER("shmem_team_ptr");
+    if (team == SHMEM_TEAM_INVALID) return NULL; /* the specification's answer, not an error */
     if (!shmem__ready() || !shmem__team_ok(team)) return NULL;
     int world = shmem__team_world_pe(team, pe);
     if (world < 0) {

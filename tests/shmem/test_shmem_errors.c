@@ -162,6 +162,21 @@ int main(void) {
     cap_end();
     expect("put_nbi to a stack address", "shmem_int_put_nbi", t_me, NULL);
 
+    /* SHMEM_TEAM_INVALID where 1.5 defines the answer: that answer, and no message. */
+    cap_begin();
+    void *tp = shmem_team_ptr(SHMEM_TEAM_INVALID, sym, 0);
+    int tmy = shmem_team_my_pe(SHMEM_TEAM_INVALID), tn = shmem_team_n_pes(SHMEM_TEAM_INVALID);
+    int tr1 = shmem_team_translate_pe(SHMEM_TEAM_INVALID, 0, SHMEM_TEAM_WORLD);
+    int tr2 = shmem_team_translate_pe(SHMEM_TEAM_WORLD, 0, SHMEM_TEAM_INVALID);
+    shmem_team_config_t tcfg;
+    int tcf = shmem_team_get_config(SHMEM_TEAM_INVALID, 0, &tcfg);
+    shmem_team_destroy(SHMEM_TEAM_INVALID);
+    cap_end();
+    CHECK(tp == NULL && tmy == -1 && tn == -1 && tr1 == -1 && tr2 == -1 && tcf != 0,
+          "SHMEM_TEAM_INVALID: team_ptr %p my_pe %d n_pes %d translate %d %d get_config %d", tp,
+          tmy, tn, tr1, tr2, tcf);
+    CHECK(text[0] == '\0', "defined answers for SHMEM_TEAM_INVALID printed: %s", text);
+
     /* Nothing changed anywhere; and the library still works. */
     shmem_barrier_all();
     for (int i = 0; i < 8; i++) {
