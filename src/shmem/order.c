@@ -58,6 +58,11 @@ void shmem__ctx_quiet(shmem_ctx_t ctx) {
     /* The direct path's quiet is two loads: no handle is pending and no segment is dirty (the
      * direct path's puts and atomics are complete and fenced when they return). This thread's own
      * handles were counted before this call, so an unlocked read sees them. */
+    if (__builtin_expect(
+            !__atomic_load_n(&ctx->npending, __ATOMIC_RELAXED) && shoal__segments_clean(), 1)) {
+        __atomic_thread_fence(__ATOMIC_RELEASE);
+        return;
+    }
     if (__atomic_load_n(&ctx->npending, __ATOMIC_RELAXED)) {
         const char *call = shoal__current_call;
         lock(ctx);
@@ -81,17 +86,25 @@ void shmem_ctx_quiet(shmem_ctx_t ctx) {
     if (shmem__ready() && shmem__ctx_ok(ctx)) shmem__ctx_quiet(ctx);
 }
 
+/* With no MPI operation outstanding (always so on the direct path, whose puts and atomics are
+ * complete and fenced when they return) there is nothing to order: no call into the core. */
+static void fence(const char *call) {
+    if (__builtin_expect(shoal__segments_clean(), 1)) {
+        __atomic_thread_fence(__ATOMIC_RELEASE);
+        return;
+    }
+    shoal_fence();
+    shoal__current_call = call;
+}
+
 void shmem_fence(void) {
     SHMEM_ENTER("shmem_fence");
-    if (!shmem__ready()) return;
-    shoal_fence();
-    shoal__current_call = "shmem_fence";
+    if (shmem__ready()) fence("shmem_fence");
 }
 
 void shmem_ctx_fence(shmem_ctx_t ctx) {
     SHMEM_ENTER("shmem_ctx_fence");
-    if (!shmem__ready() || !shmem__ctx_ok(ctx)) return;
-    shoal_fence();
+    if (shmem__ready() && shmem__ctx_ok(ctx)) fence("shmem_ctx_fence");
 }
 
 static int create(shmem_team_t team, long options, shmem_ctx_t *ctx) {

@@ -14,8 +14,7 @@ int shmem__initialized;
 static int we_initialized_shoal; /* shmem_init called shoal_init, so shmem_finalize ends it */
 static int exit_hook_set;
 
-int shmem__ready(void) {
-    if (__builtin_expect(shmem__initialized, 1)) return 1;
+__attribute__((cold)) int shmem__not_ready(void) {
     shoal__fail(SHOAL_ERR_NOT_INIT,
                 "OpenSHMEM is not initialised (call shmem_init first, and not after "
                 "shmem_finalize)");

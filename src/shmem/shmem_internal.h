@@ -46,8 +46,9 @@ shoal_err_t shmem__target_fail(const void *addr, size_t nbytes, int pe);
 
 /* The Shoal target of the symmetric object at addr (nbytes of it) on world PE pe. nbytes == 0
  * accepts any address (zero-length transfers may pass NULL); the caller then moves nothing. */
-static inline shoal_err_t shmem__target(const void *addr, size_t nbytes, int pe,
-                                        shoal_target_t *t) {
+/* Always in line: outlined, the target goes through memory and a get costs 40 % more. */
+static inline __attribute__((always_inline)) shoal_err_t
+shmem__target(const void *addr, size_t nbytes, int pe, shoal_target_t *t) {
     const shmem_region_t *r = shmem__region_of(addr, nbytes);
     if (__builtin_expect(!r || (unsigned)pe >= (unsigned)shoal__rt.nunits, 0))
         return shmem__target_fail(addr, nbytes, pe);
@@ -62,8 +63,13 @@ shoal_err_t shmem__gptr(const void *addr, size_t nbytes, int pe, shoal_gptr_t *g
  * void report a failure (unit, routine, reason) and move nothing. */
 #define SHMEM_ENTER(name) (shoal__current_call = (name))
 
-/* Before shmem_init / after shmem_finalize: reports it and returns 0 (the caller returns). */
-int shmem__ready(void);
+/* Before shmem_init / after shmem_finalize: reports it and returns 0 (the caller returns). In
+ * line, as every routine asks it first: a call costs as much as a direct-path quiet. */
+extern int shmem__initialized; /* between shmem_init and shmem_finalize */
+int shmem__not_ready(void);    /* reports it; 0 */
+static inline int shmem__ready(void) {
+    return __builtin_expect(shmem__initialized, 1) ? 1 : shmem__not_ready();
+}
 
 /* ---- Teams ----------------------------------------------------------------------------------- */
 struct shmem__team {
@@ -126,7 +132,6 @@ void shmem__ctx_finalize(void);
 void shmem__ctx_destroy_team(shmem_team_t team);
 
 /* ---- Setup ----------------------------------------------------------------------------------- */
-extern int shmem__initialized; /* between shmem_init and shmem_finalize */
 /* Symmetric memory (shmem_init / shmem_finalize). */
 shoal_err_t shmem__symmetric_init(void);
 void shmem__symmetric_finalize(void);
