@@ -41,7 +41,7 @@ static inline shoal_err_t shoal__resolve(shoal_gptr_t gp, size_t nbytes, shoal_t
     segment_t *s = shoal__segtab[gp.segid]; /* entry 0 (the NULL pointer) is always empty */
     if (__builtin_expect(!s || s->gen != gp.flags || gp.unit >= (uint32_t)shoal__rt.nunits, 0))
         return shoal__resolve_fail(gp, nbytes);
-    int32_t rel = s->team->rel_of_abs[gp.unit];
+    int32_t rel = s->rel_is_abs ? (int32_t)gp.unit : s->team->rel_of_abs[gp.unit];
     if (__builtin_expect(rel < 0, 0)) return shoal__resolve_fail(gp, nbytes);
     size_t part = shoal__segment_part_size(s, rel);
     if (__builtin_expect(gp.offset > part || nbytes > part - gp.offset, 0))

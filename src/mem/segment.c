@@ -128,6 +128,8 @@ static shoal_err_t create(team_t *t, size_t nbytes, seg_kind_t kind, void *adopt
     s->gen = gen;
     s->kind = kind;
     s->team = t;
+    s->rel_is_abs = t->size == shoal__rt.nunits;
+    for (int32_t r = 0; r < t->size && s->rel_is_abs; r++) s->rel_is_abs = t->abs_of_rel[r] == r;
     s->size = nbytes;
     s->owns_win = all[4] == 0;
     s->win = s->owns_win ? MPI_WIN_NULL : t->win;

@@ -27,6 +27,8 @@ typedef struct segment {
     uint16_t id;
     uint16_t gen; /* travels in the gptr's flags: a pointer into a freed segment is recognised */
     seg_kind_t kind;
+    int rel_is_abs; /* the team is every unit in order: a member's rank is its unit id (the
+                       resolve path then skips the team's table, a dependent load) */
     team_t *team;
     size_t size;        /* my part's bytes (every member's, unless sizes is set) */
     size_t *sizes;      /* [team size] each member's part size (they differ for pools only; one
