@@ -193,6 +193,7 @@ static shoal_err_t create(team_t *t, size_t nbytes, seg_kind_t kind, void *adopt
         s->direct[r] = (direct && nr >= 0) ? s->shm.part_base[nr] : NULL;
     }
     s->atomics_direct = direct && t->all_on_node;
+    if (!s->atomics_direct) shoal__rt.mpi_rma = 1; /* (set only here; a collective call) */
 
     used_ids[id / 64] |= 1ULL << (id % 64);
     last_gen[id] = gen;

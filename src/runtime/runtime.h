@@ -27,6 +27,9 @@ typedef struct {
     /* Configuration (see config.c for meaning and defaults). */
     size_t pool_size;
     int direct;
+    int mpi_rma; /* a segment of mine is reached through MPI RMA by some member (direct path off,
+                  * a team across nodes): polls then poke MPI progress (wait.h). Set, never
+                  * cleared, by mem/segment.c */
     int debug;
     int progress_thread;
     int progress_interval_us;

@@ -4,6 +4,8 @@
 #ifndef SHOAL_RUNTIME_WAIT_H
 #define SHOAL_RUNTIME_WAIT_H
 
+#include "runtime/runtime.h"
+
 typedef struct {
     unsigned polls;
 } shoal_waiter_t;
@@ -19,15 +21,24 @@ void shoal__wait_configure(int machine_units);
 /* One poke of MPI's progress engine. */
 void shoal__progress_poke(void);
 
+/* Whether the reads a program polls in a loop of its own should poke MPI's progress engine:
+ * when MPI RMA may target this unit (another unit's passive-target operation through Open MPI's
+ * osc/pt2pt completes only when we enter MPI), or when units outnumber CPUs (the poke yields
+ * there, Open MPI's itself and MPICH's through shoalrun's shim, and the unit the program waits
+ * for may need this CPU). Else nothing needs it: with a CPU per unit on the direct path the poke
+ * (an MPI_Iprobe) was half the cost of a polled atomic load (12.4 against 5-6 ns). */
+static inline int shoal__poke_wanted(void) {
+    return shoal__rt.mpi_rma || shoal__rt.oversubscribed > 0;
+}
+
 /* Called by the reads a program polls in a loop of its own (atomic load, fetch-op and CAS, signal
- * read, a busy try-lock): they may never enter MPI on the direct path, yet a passive-target
- * operation another unit aims at us through MPI (Open MPI's osc/pt2pt) completes only when we
- * do. Every 64th such call per thread pokes the progress engine: about 3 instructions otherwise. */
+ * read): they may never enter MPI on the direct path. Every 64th such call per thread pokes the
+ * progress engine where that is wanted (above): about 3 instructions otherwise. */
 static inline void shoal__poll_hint(void) {
     /* initial-exec: a %fs-relative access, not a __tls_get_addr call (libshoal is a shared
      * library, but never dlopen'ed after start-up) */
     static _Thread_local unsigned polls __attribute__((tls_model("initial-exec")));
-    if ((++polls & 63) == 0) shoal__progress_poke();
+    if (shoal__poke_wanted() && (++polls & 63) == 0) shoal__progress_poke();
 }
 
 /* Polls a CPU-atomic word until it holds at least value, up to polls times, with a gap of a few

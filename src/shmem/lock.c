@@ -53,15 +53,15 @@ int shmem_test_lock(long *lock) {
     shoal_target_t t = {0};
     if (!lock_word(lock, &t)) return 1;
     uint64_t seen = load(&t);
-    if (HIGH(seen) != LOW(seen)) { /* held, or others are queued */
-        shoal__progress_poke();    /* programs poll test_lock in a loop: keep MPI moving */
+    if (HIGH(seen) != LOW(seen)) {                        /* held, or others are queued */
+        if (shoal__poke_wanted()) shoal__progress_poke(); /* programs poll test_lock in a loop */
         return 1;
     }
     uint64_t want = seen + TICKET, old = 0;
     if (shoal__amo(&t, AMO_CAS, SHOAL_OP_SUM, SHOAL_UINT64, &want, &seen, &old) != SHOAL_OK)
         return 1;
     if (old != seen) {
-        shoal__progress_poke();
+        if (shoal__poke_wanted()) shoal__progress_poke();
         return 1;
     }
     __atomic_thread_fence(__ATOMIC_ACQUIRE);

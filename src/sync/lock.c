@@ -215,7 +215,7 @@ shoal_err_t shoal_lock_try_acquire(shoal_lock_t token) {
     }
     /* A busy try-lock is polled in a loop: while the holder's release may be waiting for us to
      * progress its flush (Open MPI's osc/pt2pt), a direct-path CAS would never enter MPI. */
-    if (err == SHOAL_BUSY) shoal__progress_poke();
+    if (err == SHOAL_BUSY && shoal__poke_wanted()) shoal__progress_poke();
     return err;
 }
 
