@@ -394,13 +394,13 @@ void *shmem_realloc(void *ptr, size_t size) {
     barrier(); /* nobody still reads or writes the old block */
     size_t usable = 0;
     int ok = 0;
-    uint64_t start = block_start(ptr, &usable, &ok),
-             at = (uint64_t)((char *)ptr - shmem__heap.base);
+    uint64_t start = block_start(ptr, &usable, &ok);
     if (!ok) {
         release_block(ptr); /* reports it */
         barrier();
         return NULL;
     }
+    uint64_t at = (uint64_t)((char *)ptr - shmem__heap.base); /* ptr's offset (start, or after) */
     void *p = NULL;
     if (agree_request(size, 1) && size > 0) {
         /* In place where the block can shrink, or grow into free space right after it: nothing
