@@ -119,6 +119,10 @@ static char *local_buf;
 static void bench_latency(void) {
     int reps = reps_for(8, 2000);
     long v = 42, out = 0;
+    /* A blocking put alone (the source reusable; Shoal's is also complete at the target, so it
+     * pairs with native_put8 call for call), then with the quiet that completes any library's. */
+    TIME_ORIGIN("put8", 8, reps, shmem_long_put(sym_long, &v, 1, 1));
+    shmem_quiet();
     TIME_ORIGIN("put8_quiet", 8, reps, (shmem_long_put(sym_long, &v, 1, 1), shmem_quiet()));
     TIME_ORIGIN("p8_quiet", 8, reps, (shmem_long_p(sym_long, v, 1), shmem_quiet()));
     shmem_barrier_all();
