@@ -450,12 +450,12 @@ static shoal_err_t pick(const rule_list_t *l, coll_args_t *a, const coll_algo_t 
         if (why) {
             if (r->forced)
                 return shoal__fail(SHOAL_ERR_INVAL,
-                                   "%s asks for %s algorithm \"%s\", which %s "
-                                   "(team of %d, %zu bytes)",
+                                   "%s asks for %s algorithm \"%s\", which does not apply "
+                                   "here: %s (team of %d, %zu bytes)",
                                    r->origin, coll_kind_name(a->kind), r->algo->name, why,
                                    (int)a->p, a->msg_bytes);
-            shoal__debug("%s: default \"%s\" %s: falling back", coll_kind_name(a->kind),
-                         r->algo->name, why);
+            shoal__debug("%s: default \"%s\" does not apply (%s): falling back",
+                         coll_kind_name(a->kind), r->algo->name, why);
             continue;
         }
         a->radix = radix;
