@@ -104,11 +104,35 @@ static shoal_err_t discover_node(void) {
 #define OMPI_OSC_CHOICE      "sm,pt2pt"
 #define OMPI_OSC_NEEDS_PT2PT 1
 #endif
-static void choose_ompi_osc(int mpi_already_up) {
+/* osc/pt2pt refuses MPI_THREAD_MULTIPLE. A job whose units all share one node, with the direct
+ * path on and no pretend nodes, never issues an MPI atomic (every segment takes CPU atomics), so
+ * osc/rdma, whose fault is in compare-and-swap and which takes MULTIPLE, can carry its windows:
+ * such a job that wants MULTIPLE (the program, or the progress thread) gets "sm,rdma". Told before
+ * MPI_Init from what Open MPI's launcher exports (every rank on this node, at least 2: osc/rdma
+ * cannot make a window of one process); only when the component choice is Shoal's own (none set,
+ * or shoalrun's default), never over the user's. */
 #ifdef OPEN_MPI
-    if (!mpi_already_up && !getenv("OMPI_MCA_osc")) setenv("OMPI_MCA_osc", OMPI_OSC_CHOICE, 1);
+#define OMPI_OSC_MULTIPLE_ONE_NODE "sm,rdma"
+static int ompi_one_node_multiple_ok(const shoal_runtime_t *rt) {
+    const char *size = getenv("OMPI_COMM_WORLD_SIZE"),
+               *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+    return OMPI_OSC_NEEDS_PT2PT && rt->direct && rt->pretend_nodes <= 0 && size && local &&
+           atoi(size) >= 2 && atoi(size) == atoi(local);
+}
+#endif
+
+static void choose_ompi_osc(int mpi_already_up, int wants_multiple) {
+#ifdef OPEN_MPI
+    const char *osc = getenv("OMPI_MCA_osc"), *from_run = getenv("SHOALRUN_OMPI_OSC");
+    int ours = !osc || (from_run && !strcmp(osc, from_run)); /* not the user's own choice */
+    if (mpi_already_up || !ours) return;
+    if (wants_multiple && ompi_one_node_multiple_ok(&shoal__rt))
+        setenv("OMPI_MCA_osc", OMPI_OSC_MULTIPLE_ONE_NODE, 1);
+    else if (!osc)
+        setenv("OMPI_MCA_osc", OMPI_OSC_CHOICE, 1);
 #else
     (void)mpi_already_up;
+    (void)wants_multiple;
 #endif
 }
 
@@ -182,6 +206,7 @@ static shoal_err_t init_at_level(int *argc, char ***argv, int required, int *pro
     MPI_Initialized(&mpi_up);
     MPI_Finalized(&mpi_down);
     if (mpi_down) return shoal__fail(SHOAL_ERR_STATE, "MPI is already finalised");
+    choose_ompi_osc(mpi_up, rt->progress_thread || required == SHOAL_THREAD_MULTIPLE);
 #ifdef OPEN_MPI
     /* osc/pt2pt, which Open MPI 4.1 needs for correct compare-and-swap here, refuses
      * MPI_THREAD_MULTIPLE, and the progress thread needs it: refuse cleanly, before MPI. */
@@ -189,10 +214,9 @@ static shoal_err_t init_at_level(int *argc, char ***argv, int required, int *pro
     if (OMPI_OSC_NEEDS_PT2PT && rt->progress_thread && (!osc || strstr(osc, "pt2pt")))
         return shoal__fail(SHOAL_ERR_UNSUPPORTED,
                            "SHOAL_PROGRESS_THREAD=1 needs MPI_THREAD_MULTIPLE, which Open MPI's "
-                           "osc/pt2pt (needed for correct atomics on one node) does not support; "
-                           "use SHOAL_PROGRESS_THREAD=0 or MPICH");
+                           "osc/pt2pt (needed for correct atomics across nodes or with the direct "
+                           "path off) does not support; use SHOAL_PROGRESS_THREAD=0 or MPICH");
 #endif
-    choose_ompi_osc(mpi_up);
     choose_mpich_yield(mpi_up);
     /* MPI_THREAD_MULTIPLE for the progress thread or a MULTIPLE program, unless the one-sided
      * components cannot take it (Open MPI 4.1's osc/pt2pt): then the program gets SERIALIZED. */

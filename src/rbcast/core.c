@@ -298,7 +298,8 @@ static shoal_err_t relay_serve(rb_space_t *sp, uint64_t seq) {
     rb_descr_t d;
     if (!sp->ctrl_cpu) {
         int rc = MPI_Win_sync(sp->ctrl_win);
-        if (rc == MPI_SUCCESS && sp->uses_mpi) rc = MPI_Win_sync(sp->data_win);
+        if (rc == MPI_SUCCESS && sp->uses_mpi && sp->data_win != MPI_WIN_NULL)
+            rc = MPI_Win_sync(sp->data_win); /* (a team of one has no data window) */
         if (rc != MPI_SUCCESS) return shoal__mpi_fail(rc, "MPI_Win_sync (relay)");
     }
     atomic_thread_fence(memory_order_acquire);
@@ -457,7 +458,9 @@ shoal_err_t rb_arrived(rb_space_t *sp, uint64_t seq, int *arrived) {
     if (!(req & 1) && __atomic_load_n(&sp->relayed, __ATOMIC_SEQ_CST) < last)
         last--; /* the last request is still being relayed from my part */
     *arrived = seq <= (last > mine ? last : mine);
-    if (*arrived && sp->uses_mpi) { /* MPI wrote my region: sync before the program's loads */
+    /* MPI wrote my region: sync before the program's loads (a team of one has no data window:
+     * nobody but me writes it) */
+    if (*arrived && sp->uses_mpi && sp->data_win != MPI_WIN_NULL) {
         int rc = MPI_Win_sync(sp->data_win);
         if (rc != MPI_SUCCESS) return shoal__mpi_fail(rc, "MPI_Win_sync");
     }

@@ -22,13 +22,25 @@ static shoal_err_t ready(int rc, const char *call, MPI_Info info, MPI_Win *win) 
     return SHOAL_OK;
 }
 
+/* A team of one on the direct path reaches its only member, itself, with loads and stores: it
+ * needs no window (and Open MPI's osc/rdma, which a one-node job asking for MPI_THREAD_MULTIPLE
+ * runs on, cannot make one of a single process: docs/design.md). MPI_WIN_NULL stands for it. */
+static int needs_no_window(MPI_Comm comm, MPI_Win *win) {
+    int n = 0;
+    if (!shoal__rt.direct || MPI_Comm_size(comm, &n) != MPI_SUCCESS || n != 1) return 0;
+    *win = MPI_WIN_NULL;
+    return 1;
+}
+
 shoal_err_t xport_win_create(void *base, size_t bytes, MPI_Comm comm, MPI_Win *win) {
+    if (needs_no_window(comm, win)) return SHOAL_OK;
     MPI_Info info = window_info();
     int rc = MPI_Win_create(bytes ? base : NULL, (MPI_Aint)bytes, 1, info, comm, win);
     return ready(rc, "MPI_Win_create", info, win);
 }
 
 shoal_err_t xport_win_create_dynamic(MPI_Comm comm, MPI_Win *win) {
+    if (needs_no_window(comm, win)) return SHOAL_OK;
     MPI_Info info = window_info();
     return ready(MPI_Win_create_dynamic(info, comm, win), "MPI_Win_create_dynamic", info, win);
 }
@@ -42,13 +54,14 @@ shoal_err_t xport_win_free(MPI_Win *win) {
 
 shoal_err_t xport_win_attach(MPI_Win win, void *base, size_t bytes, MPI_Aint *disp) {
     SHOAL_MPI(MPI_Get_address(base, disp));
-    if (bytes == 0) return SHOAL_OK; /* nothing to expose (MPI may refuse an empty range) */
+    /* nothing to expose (MPI may refuse an empty range), or no window (a team of one) */
+    if (bytes == 0 || win == MPI_WIN_NULL) return SHOAL_OK;
     SHOAL_MPI(MPI_Win_attach(win, base, (MPI_Aint)bytes));
     return SHOAL_OK;
 }
 
 shoal_err_t xport_win_detach(MPI_Win win, void *base, size_t bytes) {
-    if (bytes == 0) return SHOAL_OK;
+    if (bytes == 0 || win == MPI_WIN_NULL) return SHOAL_OK;
     SHOAL_MPI(MPI_Win_detach(win, base));
     return SHOAL_OK;
 }

@@ -14,7 +14,9 @@
 
 #include "shoal.h"
 
-/* Collective over comm: a window over bytes at base, locked for its whole life. */
+/* Collective over comm: a window over bytes at base, locked for its whole life. A communicator of
+ * one process with the direct path on gets MPI_WIN_NULL instead (it needs none); attach, detach
+ * and free take it as a window with nothing to do. */
 shoal_err_t xport_win_create(void *base, size_t bytes, MPI_Comm comm, MPI_Win *win);
 /* Collective over comm: a dynamic window, locked for its whole life. */
 shoal_err_t xport_win_create_dynamic(MPI_Comm comm, MPI_Win *win);

@@ -1,9 +1,10 @@
 /* The thread contract (shoal.h, shoal_init_thread): several threads of every unit at once doing
  * blocking and non-blocking puts and gets, atomics and locks on the same allocation.
  *
- * With SHOAL_THREAD_MULTIPLE provided (MPICH) the threads run freely; where Shoal provides only
- * SERIALIZED (Open MPI 4.1, see shoal.h) the same work runs with every Shoal call under one
- * program mutex, which is what SERIALIZED asks of a program. Checked afterwards:
+ * With SHOAL_THREAD_MULTIPLE provided (MPICH; Open MPI on one node with the direct path, and then
+ * it must be) the threads run freely; where Shoal provides only SERIALIZED (Open MPI 4.1 across
+ * nodes or with the direct path off, see shoal.h) the same work runs with every Shoal call under
+ * one program mutex, which is what SERIALIZED asks of a program. Checked afterwards:
  *   - every slot a thread of my left neighbour put (blocking or non-blocking) holds its value,
  *     and each thread read back what it wrote;
  *   - a counter every thread of every unit fetch-added ends at exactly the number of adds;
@@ -123,6 +124,7 @@ int main(int argc, char **argv) {
     int untouched = -7;
     shoal_err_t bad_low = shoal_init_thread(&argc, &argv, -1, &untouched);
     shoal_err_t bad_high = shoal_init_thread(&argc, &argv, SHOAL_THREAD_MULTIPLE + 1, &untouched);
+    int multiple_possible = test_multiple_possible(); /* (asks the environment before init) */
     test_begin_thread(&argc, &argv, SHOAL_THREAD_MULTIPLE, &provided);
     CHECK(bad_low == SHOAL_ERR_INVAL && bad_high == SHOAL_ERR_INVAL,
           "shoal_init_thread with levels -1 and 4 gave %s and %s", shoal_strerror(bad_low),
@@ -133,6 +135,9 @@ int main(int argc, char **argv) {
     CHECK_OK(shoal_query_thread(&queried));
     CHECK(queried == provided, "shoal_query_thread says %d, init said %d", queried, provided);
     CHECK(provided >= SHOAL_THREAD_SERIALIZED, "provided %d, at least SERIALIZED expected",
+          provided);
+    CHECK(provided == SHOAL_THREAD_MULTIPLE || !multiple_possible,
+          "provided %d where MULTIPLE can be given (MPICH; Open MPI on one node, direct path)",
           provided);
     if (t_me == 0)
         printf("test_threads: %d threads per unit, provided %s\n", THREADS,

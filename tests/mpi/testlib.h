@@ -14,7 +14,8 @@
  * Data:     byte_at(seed, unit, index), fill_pattern(buf, n, seed, unit, first).
  * Waiting:  SPIN_UNTIL(cond, seconds) (yields; fails on timeout), test_yield(), test_now().
  * Layout:   t_me, t_np, test_left(), test_right() (ring neighbours; myself when alone),
- *           test_direct() (SHOAL_DIRECT in force), test_same_node(u).
+ *           test_direct() (SHOAL_DIRECT in force), test_same_node(u), test_multiple_possible()
+ *           (Shoal can give MPI_THREAD_MULTIPLE to this job).
  * Pacing:   test_scale(seconds per iteration, budget, lo, hi): collective iteration count.
  * test_end prints "<name>: OK" or "<name>: FAILED" on unit 0 and returns the exit code, the same
  * on every unit. The watchdog (TEST_TIMEOUT_S seconds, environment TEST_TIMEOUT overrides, 0 = off)
@@ -175,6 +176,21 @@ static inline int test_direct(void) {
             return strcmp(v.value, "0") != 0;
     }
     return 1;
+}
+
+/* 1 when, before shoal_init, this is a job Shoal can give MPI_THREAD_MULTIPLE on Open MPI 4.1:
+ * 2 or more units, all on one node (what Open MPI's launcher says), the direct path on and no
+ * pretend nodes (docs/design.md, "threads with Open MPI"). Always 1 on other MPIs. */
+static inline int test_multiple_possible(void) {
+#ifdef OPEN_MPI
+    const char *direct = getenv("SHOAL_DIRECT"), *pretend = getenv("SHOAL_PRETEND_NODES");
+    const char *size = getenv("OMPI_COMM_WORLD_SIZE"),
+               *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+    return !(direct && !strcmp(direct, "0")) && !(pretend && atoi(pretend) > 0) && size && local &&
+           atoi(size) >= 2 && atoi(size) == atoi(local);
+#else
+    return 1;
+#endif
 }
 
 /* 1 when unit u shares my node. */
