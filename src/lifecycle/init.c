@@ -108,16 +108,17 @@ static shoal_err_t discover_node(void) {
  * path on and no pretend nodes, never issues an MPI atomic (every segment takes CPU atomics), so
  * osc/rdma, whose fault is in compare-and-swap and which takes MULTIPLE, can carry its windows:
  * such a job that wants MULTIPLE (the program, or the progress thread) gets "sm,rdma". Told before
- * MPI_Init from what Open MPI's launcher exports (every rank on this node, at least 2: osc/rdma
- * cannot make a window of one process); only when the component choice is Shoal's own (none set,
- * or shoalrun's default), never over the user's. */
+ * MPI_Init from what Open MPI's launcher exports (every rank on this node). osc/rdma cannot make a
+ * window of one process, but a team of one on the direct path gets none (xport/mpiwin.c), so a
+ * job of one unit qualifies too. Only when the component choice is Shoal's own (none set, or
+ * shoalrun's default), never over the user's. */
 #ifdef OPEN_MPI
 #define OMPI_OSC_MULTIPLE_ONE_NODE "sm,rdma"
 static int ompi_one_node_multiple_ok(const shoal_runtime_t *rt) {
     const char *size = getenv("OMPI_COMM_WORLD_SIZE"),
                *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
     return OMPI_OSC_NEEDS_PT2PT && rt->direct && rt->pretend_nodes <= 0 && size && local &&
-           atoi(size) >= 2 && atoi(size) == atoi(local);
+           atoi(size) >= 1 && atoi(size) == atoi(local);
 }
 #endif
 

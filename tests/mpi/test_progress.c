@@ -41,7 +41,7 @@ int main(int argc, char **argv) {
 #ifdef OPEN_MPI
     /* Open MPI 4.1's osc/pt2pt (which Shoal needs across nodes, with the direct path off or with
      * pretend nodes) lacks MPI_THREAD_MULTIPLE: shoal_init must refuse the progress thread
-     * cleanly, before starting MPI; then run without it. A job of 2 or more units on one node
+     * cleanly, before starting MPI; then run without it. A job on one node
      * with the direct path runs on osc/rdma instead and gets the thread (docs/design.md). */
     int one_node_direct = test_multiple_possible();
     if ((!env || !*env) && !one_node_direct) {

@@ -179,7 +179,7 @@ static inline int test_direct(void) {
 }
 
 /* 1 when, before shoal_init, this is a job Shoal can give MPI_THREAD_MULTIPLE on Open MPI 4.1:
- * 2 or more units, all on one node (what Open MPI's launcher says), the direct path on and no
+ * every unit on one node (what Open MPI's launcher says), the direct path on and no
  * pretend nodes (docs/design.md, "threads with Open MPI"). Always 1 on other MPIs. */
 static inline int test_multiple_possible(void) {
 #ifdef OPEN_MPI
@@ -187,7 +187,7 @@ static inline int test_multiple_possible(void) {
     const char *size = getenv("OMPI_COMM_WORLD_SIZE"),
                *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
     return !(direct && !strcmp(direct, "0")) && !(pretend && atoi(pretend) > 0) && size && local &&
-           atoi(size) >= 2 && atoi(size) == atoi(local);
+           atoi(size) >= 1 && atoi(size) == atoi(local);
 #else
     return 1;
 #endif
