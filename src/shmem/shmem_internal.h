@@ -89,9 +89,6 @@ static inline int shmem__team_world_pe(shmem_team_t team, int pe) {
 }
 /* Checks a team handle given to a routine (reports SHMEM_TEAM_INVALID or a destroyed team). */
 int shmem__team_ok(shmem_team_t team);
-/* Collective over a valid team: SHOAL_OK on every member when every member passed SHOAL_OK, else
- * an error on every member (mine where it was found). A synchronisation point too. */
-shoal_err_t shmem__team_agree(shmem_team_t team, shoal_err_t mine);
 /* Builds WORLD and SHARED (shmem_init) and releases every team (shmem_finalize). */
 shoal_err_t shmem__teams_init(void);
 void shmem__teams_finalize(void);

@@ -283,12 +283,6 @@ int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest
     return t ? (int)t->rel_of_abs[world] : -1; /* -1 when not a member of dest_team */
 }
 
-shoal_err_t shmem__team_agree(shmem_team_t team, shoal_err_t mine) {
-    team_t *t = record_of(team);
-    if (!t) return mine != SHOAL_OK ? mine : shoal__fail(SHOAL_ERR_TEAM, "the team is gone");
-    return shoal__team_agree(t, mine, 0, "");
-}
-
 /* ---- Splits ---------------------------------------------------------------------------------- */
 int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size,
                              const shmem_team_config_t *config, long config_mask,

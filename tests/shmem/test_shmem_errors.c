@@ -171,7 +171,10 @@ int main(void) {
     shmem_team_config_t tcfg;
     int tcf = shmem_team_get_config(SHMEM_TEAM_INVALID, 0, &tcfg);
     shmem_team_destroy(SHMEM_TEAM_INVALID);
+    shmem_ctx_t tctx = SHMEM_CTX_DEFAULT;
+    int tcc = shmem_team_create_ctx(SHMEM_TEAM_INVALID, 0, &tctx);
     cap_end();
+    CHECK(tcc != 0 && tctx == SHMEM_CTX_INVALID, "team_create_ctx(SHMEM_TEAM_INVALID): %d", tcc);
     CHECK(tp == NULL && tmy == -1 && tn == -1 && tr1 == -1 && tr2 == -1 && tcf != 0,
           "SHMEM_TEAM_INVALID: team_ptr %p my_pe %d n_pes %d translate %d %d get_config %d", tp,
           tmy, tn, tr1, tr2, tcf);
