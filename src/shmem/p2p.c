@@ -123,9 +123,16 @@ static size_t sync_core(wait_kind_t kind, int block, void *ivars, size_t nelems,
         }
     }
     size_t left = taking_part, last = 0;
+    /* ANY scans from just past the index it returned last time (per thread), so an element that
+     * keeps satisfying the condition is returned by some call of a series (1.5: "a series of calls
+     * to shmem_test_any must eventually return i"), not hidden behind a lower one that also does.
+     */
+    static _Thread_local size_t any_from;
+    size_t from = kind == WAIT_ANY ? any_from % nelems : 0;
     for (;;) {
         size_t found = 0;
-        for (size_t i = 0; i < nelems; i++) {
+        for (size_t k = 0; k < nelems; k++) {
+            size_t i = from + k < nelems ? from + k : from + k - nelems;
             if ((status && status[i]) || (done && done[i])) continue;
             uint64_t v = read_ivar((char *)ivars + i * ty.size, &t[i], ty);
             if (!holds(cmp, ty, v, operand(values, vector, i, ty))) continue;
@@ -146,6 +153,7 @@ static size_t sync_core(wait_kind_t kind, int block, void *ivars, size_t nelems,
         }
         if (kind == WAIT_ANY && found) {
             result = last;
+            any_from = last + 1;
             break;
         }
         if (kind == WAIT_SOME && found) {

@@ -5,7 +5,8 @@
  * excludes element i: an excluded element is never changed, so a wait that looked at it would
  * hang, or an index of it would be returned). Before the change, test/test_all/any/some(+vector)
  * must say "not yet" (0, 0, SIZE_MAX, 0); after, they must see it. All-excluded and NULL status
- * arrays, and the deprecated shmem_wait / shmem_TYPE_wait / shmem_wait_until. */
+ * arrays; a series of _any calls returns every satisfied element (fairness, 1.5); and the
+ * deprecated shmem_wait / shmem_TYPE_wait / shmem_wait_until. */
 #include "shmem_testlib.h"
 
 #define NV 6
@@ -196,6 +197,35 @@ static void edge_cases(void) {
     shmem_long_wait_until_all(iv, 4, NULL, SHMEM_CMP_GE, 0);
     CHECK(shmem_long_wait_until_some(iv, 4, idx, NULL, SHMEM_CMP_EQ, 0) == 4,
           "wait_until_some, NULL status");
+    /* Every element satisfies the condition: a series of test_any / wait_until_any calls (and
+     * their _vector forms) must return each of them, not the first again and again (1.5: "a
+     * series of calls to shmem_test_any must eventually return i"); 4 elements, 12 calls each.
+     * With a status array, only the included ones, and never an excluded one. */
+    for (int form = 0; form < 4; form++) {
+        int seen[4] = {0, 0, 0, 0}, bad = 0;
+        for (int call = 0; call < 12; call++) {
+            size_t i = form == 0   ? shmem_long_test_any(iv, 4, NULL, SHMEM_CMP_EQ, 0)
+                       : form == 1 ? shmem_long_wait_until_any(iv, 4, NULL, SHMEM_CMP_EQ, 0)
+                       : form == 2
+                           ? shmem_long_test_any_vector(iv, 4, NULL, SHMEM_CMP_EQ, vals)
+                           : shmem_long_wait_until_any_vector(iv, 4, NULL, SHMEM_CMP_EQ, vals);
+            if (i < 4)
+                seen[i] = 1;
+            else
+                bad++;
+        }
+        CHECK(!bad && seen[0] && seen[1] && seen[2] && seen[3],
+              "any form %d: a series of calls returned indices %d%d%d%d (%d bad)", form, seen[0],
+              seen[1], seen[2], seen[3], bad);
+    }
+    const int odd_out[4] = {0, 1, 0, 1};
+    int seen0 = 0, seen2 = 0, wrong = 0;
+    for (int call = 0; call < 12; call++) {
+        size_t i = shmem_long_test_any(iv, 4, odd_out, SHMEM_CMP_EQ, 0);
+        seen0 += i == 0, seen2 += i == 2, wrong += i != 0 && i != 2;
+    }
+    CHECK(seen0 && seen2 && !wrong, "test_any with status: 0 x%d, 2 x%d, other x%d", seen0, seen2,
+          wrong);
     /* nelems 0 */
     CHECK(shmem_long_test_any(iv, 0, NULL, SHMEM_CMP_EQ, 0) == SIZE_MAX, "test_any of nothing");
     CHECK(shmem_long_wait_until_any(iv, 0, NULL, SHMEM_CMP_EQ, 0) == SIZE_MAX,
