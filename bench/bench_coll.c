@@ -26,7 +26,9 @@
  *          comma-separated), --stat min (tables and targets from the fastest batch instead of
  *          the median: on a loaded machine the best batch is the one where every process ran;
  *          the CSV always has both), --budget S (seconds; past it the remaining sizes get 3
- *          batches; default 80, --quick 60).
+ *          batches; default 80, --quick 60), --load N (N other processes spinning on the CPUs
+ *          for the whole run, forked by unit 0: Shoal and MPI measured under the same
+ *          background load, issue 12).
  * Exit status: 0 when it ran (no performance target fails it); 1 when a call returned an error
  * or moved wrong data; 2 on bad usage. */
 #include <errno.h>
@@ -823,12 +825,12 @@ static void read_compare(const char *path) {
 static void usage(void) {
     fprintf(stderr, "usage: bench_coll [--quick] [--csv FILE] [--compare FILE] [--batches N] "
                     "[--batch-us T] [--max-size SIZE] [--only barrier,broadcast,...] "
-                    "[--stat median|min] [--budget SECONDS]\n");
+                    "[--stat median|min] [--budget SECONDS] [--load N]\n");
 }
 
 int main(int argc, char **argv) {
     const char *csv = NULL, *compare = NULL, *only = NULL;
-    int batches = -1;
+    int batches = -1, load = 0;
     double batch_us = -1, budget = -1;
     C.max_size = (size_t)16 << 20;
     for (int i = 1; i < argc; i++) {
@@ -851,6 +853,12 @@ int main(int argc, char **argv) {
             only = argv[++i];
         } else if (!strcmp(argv[i], "--budget") && i + 1 < argc) {
             budget = atof(argv[++i]);
+        } else if (!strcmp(argv[i], "--load") && i + 1 < argc) {
+            load = atoi(argv[++i]);
+            if (load < 0 || load > BENCH_LOAD_MAX) {
+                usage();
+                return 2;
+            }
         } else if (!strcmp(argv[i], "--stat") && i + 1 < argc) {
             const char *st = argv[++i];
             if (strcmp(st, "median") && strcmp(st, "min")) {
@@ -929,6 +937,7 @@ int main(int argc, char **argv) {
     build_variants();
     read_compare(compare);
 
+    if (C.me == 0 && load && bench_load_start(load)) die("fork failed (--load)");
     C.t_start = bench_now_ns();
     measure_handoff();
     if (C.me == 0) {
@@ -956,6 +965,10 @@ int main(int argc, char **argv) {
                "trip, timed in chunks of %d round trips): %.0f ns median, %.0f ns min\n",
                HANDOFF_CHUNK, C.handoff_ns, C.handoff_min_ns);
         printf("- load average at start: %.2f\n", bench_loadavg());
+        if (load)
+            printf("- background load (--load): %d other processes spinning on the CPUs for the "
+                   "whole run, under which Shoal and MPI are both measured\n",
+                   load);
         fflush(stdout);
     }
     for (int k = 0; k < NK; k++) {
@@ -976,6 +989,7 @@ int main(int argc, char **argv) {
             printf("\n%d wrong results and %d failed calls (see stderr)\n", C.data_errors,
                    C.call_errors);
         printf("\nLoad average at the end: %.2f.\n", bench_loadavg());
+        bench_load_stop();
         if (C.over_budget)
             printf("\nThe run went over its %.0f s budget (a busy machine?): later sizes were "
                    "measured with 3 batches only.\n",

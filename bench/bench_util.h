@@ -9,9 +9,13 @@
 #include <math.h>
 #include <mpi.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/types.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -181,5 +185,36 @@ static inline void bench_cpu_model(char *buf, size_t len) {
     }
     fclose(f);
 }
+
+/* ---- Background load --------------------------------------------------------------------------
+ * Issue 12's "graceful under load": other programs competing for the cores. bench_load_start(n)
+ * forks n processes that only spin on the CPU (no MPI, no shared state: safe after MPI_Init),
+ * each dying with its parent (PR_SET_PDEATHSIG); bench_load_stop() kills and reaps them. */
+
+#define BENCH_LOAD_MAX 64
+static pid_t bench_load_pids[BENCH_LOAD_MAX];
+static int bench_load_n;
+
+static inline int bench_load_start(int n) {
+    if (n > BENCH_LOAD_MAX) n = BENCH_LOAD_MAX;
+    for (int i = 0; i < n; i++) {
+        pid_t pid = fork();
+        if (pid < 0) return -1;
+        if (pid == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            volatile unsigned long spin = 0;
+            for (;;) spin++;
+        }
+        bench_load_pids[bench_load_n++] = pid;
+    }
+    return 0;
+}
+
+static inline void bench_load_stop(void) {
+    for (int i = 0; i < bench_load_n; i++) kill(bench_load_pids[i], SIGKILL);
+    for (int i = 0; i < bench_load_n; i++) waitpid(bench_load_pids[i], NULL, 0);
+    bench_load_n = 0;
+}
+
 
 #endif

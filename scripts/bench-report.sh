@@ -71,6 +71,8 @@ done
 if [[ " $mpis " == *" openmpi "* ]]; then
     echo "=== OpenSHMEM: Shoal against OSHMEM"
     "$root/bench/shmem-compare" --build-dir "$root/build/bench-openmpi" --out "$out/"
+    # 4 PEs (oversubscribed on a 2-core machine: --quick keeps it short).
+    "$root/bench/shmem-compare" --build-dir "$root/build/bench-openmpi" --np 4 --quick --out "$out/"
 fi
 echo "=== done in $((SECONDS - start)) s"
 echo "Report: $out/report.md"
