@@ -216,5 +216,4 @@ static inline void bench_load_stop(void) {
     bench_load_n = 0;
 }
 
-
 #endif
