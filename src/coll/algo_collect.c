@@ -236,12 +236,6 @@ static shoal_err_t put_member_runs(coll_args_t *a, int32_t peer, const int32_t *
     return SHOAL_OK;
 }
 
-/* Node n's members (ascending, its leader first) and how many. */
-static const int32_t *node_members(const coll_args_t *a, int32_t n, int32_t *count) {
-    *count = a->ct->node_start[n + 1] - a->ct->node_start[n];
-    return a->ct->by_node + a->ct->node_start[n];
-}
-
 static shoal_err_t collect_node(coll_args_t *a) {
     int32_t cnt, nn = a->ct->nnodes, mn = a->ct->node_of[a->me];
     const int32_t *mates = coll_node_mates(a, &cnt);
@@ -277,7 +271,7 @@ static shoal_err_t collect_node(coll_args_t *a) {
     for (int32_t i = 1; i < cnt && nn > 1; i++) {
         for (int32_t s = 1; s < nn; s++) {
             int32_t ocnt;
-            const int32_t *other = node_members(a, (mn + s) % nn, &ocnt);
+            const int32_t *other = coll_node_members(a, (mn + s) % nn, &ocnt);
             SHOAL_TRY(put_member_runs(a, mates[i], other, ocnt));
         }
         SHOAL_TRY(coll_signal(a, mates[i], W_DATA(a->me, a->p)));

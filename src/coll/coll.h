@@ -255,11 +255,14 @@ void coll_copy_local(void *dst, const void *src, size_t n);
 static inline node_map_t coll_node_map(const coll_team_t *ct) {
     return (node_map_t){ct->nnodes, ct->node_of, ct->by_node, ct->node_start};
 }
-/* My node's members (ascending, the leader first) and how many. */
-static inline const int32_t *coll_node_mates(const coll_args_t *a, int32_t *count) {
-    int32_t n = a->ct->node_of[a->me];
+/* Node n's members (ascending, its leader first) and how many. */
+static inline const int32_t *coll_node_members(const coll_args_t *a, int32_t n, int32_t *count) {
     *count = a->ct->node_start[n + 1] - a->ct->node_start[n];
     return a->ct->by_node + a->ct->node_start[n];
+}
+/* My node's members. */
+static inline const int32_t *coll_node_mates(const coll_args_t *a, int32_t *count) {
+    return coll_node_members(a, a->ct->node_of[a->me], count);
 }
 /* The leader (first member) of node n. */
 static inline int32_t coll_node_leader(const coll_args_t *a, int32_t n) {

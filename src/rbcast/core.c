@@ -24,6 +24,7 @@
 #include "runtime/runtime.h"
 #include "runtime/wait.h"
 #include "space.h"
+#include "xport/mpiwin.h"
 
 typedef enum { CTRL_LOAD, CTRL_STORE, CTRL_FADD } ctrl_op_t;
 
@@ -298,8 +299,7 @@ static shoal_err_t relay_serve(rb_space_t *sp, uint64_t seq) {
     rb_descr_t d;
     if (!sp->ctrl_cpu) {
         int rc = MPI_Win_sync(sp->ctrl_win);
-        if (rc == MPI_SUCCESS && sp->uses_mpi && sp->data_win != MPI_WIN_NULL)
-            rc = MPI_Win_sync(sp->data_win); /* (a team of one has no data window) */
+        if (rc == MPI_SUCCESS && sp->uses_mpi) rc = xport_win_sync(sp->data_win);
         if (rc != MPI_SUCCESS) return shoal__mpi_fail(rc, "MPI_Win_sync (relay)");
     }
     atomic_thread_fence(memory_order_acquire);
@@ -458,10 +458,10 @@ shoal_err_t rb_arrived(rb_space_t *sp, uint64_t seq, int *arrived) {
     if (!(req & 1) && __atomic_load_n(&sp->relayed, __ATOMIC_SEQ_CST) < last)
         last--; /* the last request is still being relayed from my part */
     *arrived = seq <= (last > mine ? last : mine);
-    /* MPI wrote my region: sync before the program's loads (a team of one has no data window:
-     * nobody but me writes it) */
-    if (*arrived && sp->uses_mpi && sp->data_win != MPI_WIN_NULL) {
-        int rc = MPI_Win_sync(sp->data_win);
+    /* MPI wrote my region: sync before the program's loads (a team of one has no data window,
+     * and nobody but me writes it) */
+    if (*arrived && sp->uses_mpi) {
+        int rc = xport_win_sync(sp->data_win);
         if (rc != MPI_SUCCESS) return shoal__mpi_fail(rc, "MPI_Win_sync");
     }
     return SHOAL_OK;

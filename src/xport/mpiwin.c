@@ -65,3 +65,7 @@ shoal_err_t xport_win_detach(MPI_Win win, void *base, size_t bytes) {
     SHOAL_MPI(MPI_Win_detach(win, base));
     return SHOAL_OK;
 }
+
+int xport_win_sync(MPI_Win win) {
+    return win == MPI_WIN_NULL ? MPI_SUCCESS : MPI_Win_sync(win);
+}

@@ -26,5 +26,7 @@ shoal_err_t xport_win_free(MPI_Win *win);
 shoal_err_t xport_win_attach(MPI_Win win, void *base, size_t bytes, MPI_Aint *disp);
 /* Local: the range attached at base is no longer reachable through win. */
 shoal_err_t xport_win_detach(MPI_Win win, void *base, size_t bytes);
+/* MPI_Win_sync, where there is a window (MPI_WIN_NULL: nothing to sync); the MPI return code. */
+int xport_win_sync(MPI_Win win);
 
 #endif
