@@ -66,6 +66,11 @@ static const cfg_entry_t table[] = {
      "Allocations that get an MPI window of their own (fastest MPI path); past that many live on "
      "a unit, they attach to their team's dynamic window (MPI's communicator limit)",
      FIELD(mpi_windows), 0, 1000000},
+    {"SHOAL_SHMEM_ACTIVE_SET_TEAMS", CFG_INT, "64",
+     "OpenSHMEM active sets (shmem_barrier, shmem_broadcast64, ...) a PE gives a Shoal team of its "
+     "own (fast collectives; MPI communicators and windows held until shmem_finalize); sets past "
+     "that run on the program's pSync array instead, with no limit",
+     FIELD(shmem_active_set_teams), 0, 1000000},
     {"SHOAL_CHECK_COLLECTIVES", CFG_BOOL, "0",
      "Agree on every collective call's arguments first (one allreduce): a mismatch or a rejected "
      "argument on one unit fails every unit instead of hanging",

@@ -33,19 +33,20 @@ typedef struct {
     int debug;
     int progress_thread;
     int progress_interval_us;
-    int spin_tight;            /* polls without a pause before the pausing spin */
-    int spin_count;            /* polls before yielding, oversubscribed */
-    int spin_count_dedicated;  /* polls before yielding, a CPU per unit */
-    int oversubscribed;        /* SHOAL_OVERSUBSCRIBED: -1 auto, 0, 1; resolved by shoal_init */
-    int machine_units;         /* units on this machine (real shared-memory node, not pretend) */
-    int spin_polls;            /* the budget in force: spin_count or spin_count_dedicated */
-    size_t coll_scratch;       /* bytes of each team's collective scratch per unit */
-    int coll_verbose;          /* print every collective's algorithm choice */
-    int check_collectives;     /* agree on every collective call's arguments (coll/api.c) */
-    int pretend_nodes;         /* > 0: split the machine into this many nodes by unit id */
-    int mpi_windows;           /* live segments with a window of their own, at most */
-    const char *coll_rules[8]; /* SHOAL_COLL_<NAME> per collective kind (coll/coll.h order) */
-    const char *coll_tuning;   /* SHOAL_COLL_TUNING: path of a tuning file */
+    int spin_tight;             /* polls without a pause before the pausing spin */
+    int spin_count;             /* polls before yielding, oversubscribed */
+    int spin_count_dedicated;   /* polls before yielding, a CPU per unit */
+    int oversubscribed;         /* SHOAL_OVERSUBSCRIBED: -1 auto, 0, 1; resolved by shoal_init */
+    int machine_units;          /* units on this machine (real shared-memory node, not pretend) */
+    int spin_polls;             /* the budget in force: spin_count or spin_count_dedicated */
+    size_t coll_scratch;        /* bytes of each team's collective scratch per unit */
+    int coll_verbose;           /* print every collective's algorithm choice */
+    int check_collectives;      /* agree on every collective call's arguments (coll/api.c) */
+    int pretend_nodes;          /* > 0: split the machine into this many nodes by unit id */
+    int mpi_windows;            /* live segments with a window of their own, at most */
+    int shmem_active_set_teams; /* OpenSHMEM active sets given a team of their own, at most */
+    const char *coll_rules[8];  /* SHOAL_COLL_<NAME> per collective kind (coll/coll.h order) */
+    const char *coll_tuning;    /* SHOAL_COLL_TUNING: path of a tuning file */
     const char *coll_tuning_cache; /* SHOAL_COLL_TUNING_CACHE: folder of host-keyed tuning files */
     const char *epoch_design;      /* SHOAL_EPOCH_DESIGN: the fence design of new allocations */
     int epoch_test_skip_ordering;  /* testing only: fences leave out their ordering step (fault) */

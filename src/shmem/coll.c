@@ -18,26 +18,34 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "active_psync.h"
 #include "coll/coll.h"
 #include "shmem_internal.h"
 #include "sync/sync.h"
 #include "team/team.h"
 
 /* The team a collective runs over: its Shoal team and the world PE of each of its PEs (a shmem
- * team's world_of, or an active set's arithmetic sequence). */
+ * team's world_of, or an active set's arithmetic sequence); or an active set without a team of its
+ * own, which runs on the call's pSync (active_psync.h). */
 typedef struct {
     shoal_team_t id;
     int n_pes, my_pe;
     const int *world_of; /* NULL: world PE of i is start + i * stride */
     int start, stride;
+    long *psync; /* non-NULL: no team (id is SHOAL_TEAM_NULL); the active set's pSync */
 } cteam_t;
+
+static aset_sync_t aset_of(const cteam_t *c) {
+    aset_sync_t s = {c->n_pes, c->my_pe, c->start, c->stride, c->psync};
+    return s;
+}
 
 static int world_pe(const cteam_t *c, int i) {
     return c->world_of ? c->world_of[i] : c->start + i * c->stride;
 }
 
 static cteam_t of_team(shmem_team_t team) {
-    cteam_t c = {team->id, team->n_pes, team->my_pe, team->world_of, 0, 0};
+    cteam_t c = {team->id, team->n_pes, team->my_pe, team->world_of, 0, 0, NULL};
     return c;
 }
 
@@ -131,9 +139,13 @@ static shoal_err_t c_broadcast(const cteam_t *c, void *dest, const void *source,
     else
         err = bytes_of(nelems, esize, 1, &nbytes);
     if (err == SHOAL_OK && nbytes == 0) return SHOAL_OK; /* every member moves nothing */
-    shoal_gptr_t d, s;
+    shoal_gptr_t d = SHOAL_GPTR_NULL, s = SHOAL_GPTR_NULL;
     if (err == SHOAL_OK) err = sym(dest, nbytes, "dest", &d);
     if (err == SHOAL_OK) err = sym(source, nbytes, "source", &s);
+    if (c->psync) {
+        aset_sync_t a = aset_of(c);
+        return aset_broadcast(&a, err, d, source, nbytes, root);
+    }
     if (err != SHOAL_OK) return reject(c, err);
     return keep_root_dest ? shoal__broadcast_keep_root_dest(c->id, d, s, nbytes, root)
                           : shoal_broadcast(c->id, d, s, nbytes, root);
@@ -142,11 +154,15 @@ static shoal_err_t c_broadcast(const cteam_t *c, void *dest, const void *source,
 static shoal_err_t c_collect(const cteam_t *c, void *dest, const void *source, size_t nelems,
                              size_t esize) {
     size_t nbytes = 0;
-    shoal_gptr_t d, s;
+    shoal_gptr_t d = SHOAL_GPTR_NULL, s = SHOAL_GPTR_NULL;
     /* Contributions may differ per PE: Shoal checks dest's room once it knows the total. */
     shoal_err_t err = bytes_of(nelems, esize, 1, &nbytes);
     if (err == SHOAL_OK) err = sym(dest, 0, "dest", &d);
     if (err == SHOAL_OK && nbytes) err = sym(source, nbytes, "source", &s);
+    if (c->psync) {
+        aset_sync_t a = aset_of(c);
+        return aset_collect(&a, err, d, source, nbytes);
+    }
     if (err != SHOAL_OK) return reject(c, err);
     /* Contributing nothing, source is not read: a PE may pass NULL; any pointer of mine serves
      * (the symmetric source when it is one, so SHOAL_CHECK_COLLECTIVES sees the same everywhere).
@@ -160,12 +176,16 @@ static shoal_err_t c_collect(const cteam_t *c, void *dest, const void *source, s
 static shoal_err_t c_fcollect(const cteam_t *c, void *dest, const void *source, size_t nelems,
                               size_t esize) {
     size_t nbytes = 0, total = 0;
-    shoal_gptr_t d, s;
+    shoal_gptr_t d = SHOAL_GPTR_NULL, s = SHOAL_GPTR_NULL;
     shoal_err_t err = bytes_of(nelems, esize, 1, &nbytes);
     if (err == SHOAL_OK) err = bytes_of(nelems, esize, (size_t)c->n_pes, &total);
     if (err == SHOAL_OK && nbytes == 0) return SHOAL_OK;
     if (err == SHOAL_OK) err = sym(dest, total, "dest", &d);
     if (err == SHOAL_OK) err = sym(source, nbytes, "source", &s);
+    if (c->psync) {
+        aset_sync_t a = aset_of(c);
+        return aset_fcollect(&a, err, d, source, nbytes);
+    }
     if (err != SHOAL_OK) return reject(c, err);
     return shoal_fcollect(c->id, d, s, nbytes);
 }
@@ -173,7 +193,7 @@ static shoal_err_t c_fcollect(const cteam_t *c, void *dest, const void *source, 
 static shoal_err_t c_alltoall(const cteam_t *c, void *dest, const void *source, size_t nelems,
                               size_t esize) {
     size_t nbytes = 0, total = 0;
-    shoal_gptr_t d, s;
+    shoal_gptr_t d = SHOAL_GPTR_NULL, s = SHOAL_GPTR_NULL;
     shoal_err_t err = bytes_of(nelems, esize, 1, &nbytes);
     if (err == SHOAL_OK) err = bytes_of(nelems, esize, (size_t)c->n_pes, &total);
     if (err == SHOAL_OK && nbytes == 0) return SHOAL_OK;
@@ -181,6 +201,10 @@ static shoal_err_t c_alltoall(const cteam_t *c, void *dest, const void *source, 
     if (err == SHOAL_OK) err = sym(source, total, "source", &s);
     if (err == SHOAL_OK && overlap(dest, total, source, total))
         err = shoal__fail(SHOAL_ERR_INVAL, "dest and source overlap");
+    if (c->psync) {
+        aset_sync_t a = aset_of(c);
+        return aset_alltoall(&a, err, d, source, nbytes);
+    }
     if (err != SHOAL_OK) return reject(c, err);
     return shoal_alltoall(c->id, d, s, nbytes);
 }
@@ -229,6 +253,10 @@ static shoal_err_t c_alltoalls(const cteam_t *c, void *dest, const void *source,
     if (err == SHOAL_OK) err = sym(source, sbytes, "source", &s);
     if (err == SHOAL_OK && overlap(dest, dbytes, source, sbytes))
         err = shoal__fail(SHOAL_ERR_INVAL, "dest and source overlap");
+    if (c->psync) {
+        aset_sync_t a = aset_of(c);
+        return aset_alltoalls(&a, err, d, source, dst, sst, nelems, esize);
+    }
     if (esize == 4 || esize == 8) {
         if (err != SHOAL_OK) return reject(c, err);
         return shoal_alltoalls(c->id, d, s, dst, sst, esize, nelems);
@@ -318,11 +346,25 @@ static shoal_err_t c_reduce(const cteam_t *c, void *dest, const void *source, si
     size_t nbytes = 0;
     shoal_err_t err = bytes_of(n, esize, 1, &nbytes);
     if (err == SHOAL_OK && nbytes == 0) return SHOAL_OK;
-    shoal_gptr_t d, s;
+    shoal_gptr_t d = SHOAL_GPTR_NULL, s = SHOAL_GPTR_NULL;
     if (err == SHOAL_OK) err = sym(dest, nbytes, "dest", &d);
     if (err == SHOAL_OK) err = sym(source, nbytes, "source", &s);
     if (err == SHOAL_OK && dest != source && overlap(dest, nbytes, source, nbytes))
         err = shoal__fail(SHOAL_ERR_INVAL, "dest and source overlap without being the same array");
+    if (c->psync) {
+        aset_sync_t a = aset_of(c);
+        size_t complex_prod = 0;
+        if (type == TYPE_COMPLEXD || type == TYPE_COMPLEXF) {
+            if (op == SHOAL_RED_PROD) {
+                complex_prod =
+                    type == TYPE_COMPLEXD ? sizeof(double _Complex) : sizeof(float _Complex);
+            } else { /* a complex sum is the sum of the real and of the imaginary parts */
+                n *= 2;
+            }
+            type = type == TYPE_COMPLEXD ? SHOAL_TYPE_DOUBLE : SHOAL_TYPE_FLOAT;
+        }
+        return aset_reduce(&a, err, dest, s, n, (shoal_type_t)type, op, complex_prod);
+    }
     if (type == TYPE_COMPLEXD || type == TYPE_COMPLEXF) {
         if (op == SHOAL_RED_PROD) {
             if (err != SHOAL_OK) return agree_here(c, err, 0);
@@ -492,26 +534,30 @@ SHMEM_REDUCE_ARITH_TYPES(SHMEM__DEF_REDUCE_ARITH)
 
 /* ---- Deprecated: active-set collectives -------------------------------------------------------
  * The active set (PE_start, logPE_stride, PE_size) is the world PEs PE_start + k * 2^logPE_stride,
- * k < PE_size, numbered k; only they call. Each set gets a Shoal team of exactly its PEs, made by
- * them alone (shoal__team_create_members: the other PEs do not call these routines) the first time
- * the set is used, and kept until shmem_finalize (shmem__active_sets_finalize), so later calls on
- * the set cost nothing extra. The whole world is SHOAL_TEAM_ALL itself. A program that uses very
- * many different active sets pays a team (communicator, window, signal area and scratch) for
- * each, until shmem_finalize.
- *
- * pSync and pWrk are accepted and ignored: each Shoal team keeps its own signal words and scratch,
- * and sequence numbers keep back-to-back calls apart, so the program's work arrays are not
- * needed (nor touched: their contents stay as the program left them). */
+ * k < PE_size, numbered k; only they call. The whole world is SHOAL_TEAM_ALL itself. Any other
+ * set is settled the first time it is used, by its PEs alone (the other PEs do not call these
+ * routines), and kept until shmem_finalize (shmem__active_sets_finalize):
+ *  - a Shoal team of exactly its PEs (shoal__team_create_members_if), so later calls run Shoal's
+ *    collectives at no extra cost; pSync and pWrk are then ignored (each team keeps its own
+ *    signal words and scratch, and sequence numbers keep back-to-back calls apart), nor touched.
+ *    A team holds MPI communicators and windows (MPICH has 2,048 context ids per process, about
+ *    5 per team), so a PE gives teams to at most SHOAL_SHMEM_ACTIVE_SET_TEAMS sets;
+ *  - past that, on any of its PEs (they agree while the team would be made), the set runs on the
+ *    call's pSync (active_psync.c): slower algorithms, but no resources held, so a program may
+ *    use any number of active sets. */
 typedef struct aset {
     int start, stride, size;
-    shoal_team_t id;
+    shoal_team_t id; /* SHOAL_TEAM_NULL: the set runs on pSync */
     struct aset *next;
 } aset_t;
 static aset_t *asets, **asets_tail = &asets;
+static int aset_teams; /* sets of mine with a team */
 static pthread_mutex_t asets_mu = PTHREAD_MUTEX_INITIALIZER;
 
-/* The team of an active set I belong to, made on first use (collective over the set's PEs). */
-static shoal_err_t active_set(int PE_start, int logPE_stride, int PE_size, cteam_t *c) {
+/* The team (or pSync) of an active set I belong to, settled on first use (collective over the
+ * set's PEs). */
+static shoal_err_t active_set(int PE_start, int logPE_stride, int PE_size, long *pSync,
+                              cteam_t *c) {
     if (!shmem__ready()) return SHOAL_ERR_NOT_INIT;
     const int npes = (int)shoal__rt.nunits, me = (int)shoal__rt.myid;
     if (PE_size < 1 || PE_size > npes || PE_start < 0 || PE_start >= npes || logPE_stride < 0 ||
@@ -537,6 +583,7 @@ static shoal_err_t active_set(int PE_start, int logPE_stride, int PE_size, cteam
     c->world_of = NULL;
     c->start = PE_start;
     c->stride = stride;
+    c->psync = NULL;
     if (PE_size == npes) { /* the whole world */
         c->id = SHOAL_TEAM_ALL;
         return SHOAL_OK;
@@ -547,6 +594,7 @@ static shoal_err_t active_set(int PE_start, int logPE_stride, int PE_size, cteam
     pthread_mutex_unlock(&asets_mu);
     if (a) {
         c->id = a->id;
+        if (a->id == SHOAL_TEAM_NULL) c->psync = pSync;
         return SHOAL_OK;
     }
     a = calloc(1, sizeof *a);
@@ -558,7 +606,10 @@ static shoal_err_t active_set(int PE_start, int logPE_stride, int PE_size, cteam
     }
     for (int k = 0; k < PE_size; k++) units[k] = PE_start + k * stride;
     const char *call = shoal__current_call;
-    shoal_err_t err = shoal__team_create_members(units, PE_size, &a->id);
+    pthread_mutex_lock(&asets_mu);
+    int willing = aset_teams < shoal__rt.shmem_active_set_teams;
+    pthread_mutex_unlock(&asets_mu);
+    shoal_err_t err = shoal__team_create_members_if(units, PE_size, willing, &a->id);
     shoal__current_call = call;
     free(units);
     if (err != SHOAL_OK) {
@@ -571,8 +622,10 @@ static shoal_err_t active_set(int PE_start, int logPE_stride, int PE_size, cteam
     pthread_mutex_lock(&asets_mu);
     *asets_tail = a;
     asets_tail = &a->next;
+    aset_teams += a->id != SHOAL_TEAM_NULL;
     pthread_mutex_unlock(&asets_mu);
     c->id = a->id;
+    if (a->id == SHOAL_TEAM_NULL) c->psync = pSync;
     return SHOAL_OK;
 }
 
@@ -582,12 +635,13 @@ void shmem__active_sets_finalize(void) {
     aset_t *a = asets;
     asets = NULL;
     asets_tail = &asets;
+    aset_teams = 0;
     pthread_mutex_unlock(&asets_mu);
     /* In creation order: each PE meets its sets' members in the order it met them when the teams
      * were made, so these collective destructions cannot cross. */
     while (a) {
         aset_t *next = a->next;
-        shoal_team_destroy(&a->id);
+        if (a->id != SHOAL_TEAM_NULL) shoal_team_destroy(&a->id);
         free(a);
         a = next;
     }
@@ -598,26 +652,35 @@ void shmem__active_sets_finalize(void) {
 #define ACTIVE_SET_COLL(call, ...)                                                                 \
     do {                                                                                           \
         cteam_t c_;                                                                                \
-        if (active_set(PE_start, logPE_stride, PE_size, &c_) == SHOAL_OK) call(&c_, __VA_ARGS__);  \
+        if (active_set(PE_start, logPE_stride, PE_size, pSync, &c_) == SHOAL_OK)                   \
+            call(&c_, __VA_ARGS__);                                                                \
     } while (0)
 
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync) {
     SHMEM_ENTER("shmem_barrier");
-    (void)pSync;
     cteam_t c = {0};
-    if (active_set(PE_start, logPE_stride, PE_size, &c) != SHOAL_OK) return;
+    if (active_set(PE_start, logPE_stride, PE_size, pSync, &c) != SHOAL_OK) return;
     shmem_quiet(); /* like shmem_barrier_all: my operations are complete first */
     SHMEM_ENTER("shmem_barrier");
-    shoal_barrier(c.id);
+    if (c.psync) {
+        aset_sync_t a = aset_of(&c);
+        aset_agree(&a, SHOAL_OK);
+    } else {
+        shoal_barrier(c.id);
+    }
     SHMEM_ENTER("shmem_barrier");
 }
 
 void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync) {
     SHMEM_ENTER("shmem_sync");
-    (void)pSync;
     cteam_t c = {0};
-    if (active_set(PE_start, logPE_stride, PE_size, &c) != SHOAL_OK) return;
-    shoal_team_barrier(c.id);
+    if (active_set(PE_start, logPE_stride, PE_size, pSync, &c) != SHOAL_OK) return;
+    if (c.psync) {
+        aset_sync_t a = aset_of(&c);
+        aset_agree(&a, SHOAL_OK);
+    } else {
+        shoal_team_barrier(c.id);
+    }
     SHMEM_ENTER("shmem_sync");
 }
 
@@ -625,32 +688,27 @@ void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync) {
     void shmem_broadcast##S(void *dest, const void *source, size_t nelems, int PE_root,            \
                             int PE_start, int logPE_stride, int PE_size, long *pSync) {            \
         SHMEM_ENTER("shmem_broadcast" #S);                                                         \
-        (void)pSync;                                                                               \
         ACTIVE_SET_COLL(c_broadcast, dest, source, nelems, S / 8, PE_root, 1);                     \
     }                                                                                              \
     void shmem_collect##S(void *dest, const void *source, size_t nelems, int PE_start,             \
                           int logPE_stride, int PE_size, long *pSync) {                            \
         SHMEM_ENTER("shmem_collect" #S);                                                           \
-        (void)pSync;                                                                               \
         ACTIVE_SET_COLL(c_collect, dest, source, nelems, S / 8);                                   \
     }                                                                                              \
     void shmem_fcollect##S(void *dest, const void *source, size_t nelems, int PE_start,            \
                            int logPE_stride, int PE_size, long *pSync) {                           \
         SHMEM_ENTER("shmem_fcollect" #S);                                                          \
-        (void)pSync;                                                                               \
         ACTIVE_SET_COLL(c_fcollect, dest, source, nelems, S / 8);                                  \
     }                                                                                              \
     void shmem_alltoall##S(void *dest, const void *source, size_t nelems, int PE_start,            \
                            int logPE_stride, int PE_size, long *pSync) {                           \
         SHMEM_ENTER("shmem_alltoall" #S);                                                          \
-        (void)pSync;                                                                               \
         ACTIVE_SET_COLL(c_alltoall, dest, source, nelems, S / 8);                                  \
     }                                                                                              \
     void shmem_alltoalls##S(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,          \
                             size_t nelems, int PE_start, int logPE_stride, int PE_size,            \
                             long *pSync) {                                                         \
         SHMEM_ENTER("shmem_alltoalls" #S);                                                         \
-        (void)pSync;                                                                               \
         ACTIVE_SET_COLL(c_alltoalls, dest, source, dst, sst, nelems, S / 8);                       \
     }
 SHMEM__DEF_ACTIVE_SET_SIZED(32)
@@ -661,7 +719,6 @@ SHMEM__DEF_ACTIVE_SET_SIZED(64)
                                    int logPE_stride, int PE_size, T *pWrk, long *pSync) {          \
         SHMEM_ENTER("shmem_" #N "_" #OP "_to_all");                                                \
         (void)pWrk;                                                                                \
-        (void)pSync;                                                                               \
         if (nreduce < 0) {                                                                         \
             shoal__fail(SHOAL_ERR_INVAL, "nreduce %d is negative", nreduce);                       \
             return;                                                                                \

@@ -251,7 +251,9 @@ shoal_err_t shoal_team_create(shoal_team_t parent, shoal_group_t group, shoal_te
  * per unit, as every collective; disjoint sets may create theirs at the same time). */
 #define CREATE_MEMBERS_TAG 0x5348
 
-shoal_err_t shoal__team_create_members(const shoal_unit_t *units, int32_t n, shoal_team_t *team) {
+/* willing < 0: no vote (shoal__team_create_members). */
+static shoal_err_t create_members(const shoal_unit_t *units, int32_t n, int willing,
+                                  shoal_team_t *team) {
     if (!shoal__rt.initialized) return shoal__fail(SHOAL_ERR_NOT_INIT, "Shoal is not initialised");
     if (!units || !team || n < 1 || n > shoal__rt.nunits)
         return shoal__fail(SHOAL_ERR_INVAL, "a team of %d units out of %d (or a NULL argument)",
@@ -297,10 +299,29 @@ shoal_err_t shoal__team_create_members(const shoal_unit_t *units, int32_t n, sho
     if (world_group != MPI_GROUP_NULL) MPI_Group_free(&world_group);
     if (rc != MPI_SUCCESS) return shoal__mpi_fail(rc, "MPI_Comm_create_group");
     /* From here on every step (and every create hook) is collective over comm alone. */
+    if (willing >= 0) {
+        int all = 0;
+        rc = MPI_Allreduce(&willing, &all, 1, MPI_INT, MPI_MIN, comm);
+        if (rc != MPI_SUCCESS || !all) {
+            MPI_Comm_free(&comm);
+            if (rc != MPI_SUCCESS) return shoal__mpi_fail(rc, "MPI_Allreduce");
+            *team = SHOAL_TEAM_NULL;
+            return SHOAL_OK;
+        }
+    }
     team_t *t = NULL;
     SHOAL_TRY(team_from_comm(comm, SHOAL_TEAM_ALL, -1, &t));
     *team = t->id;
     return SHOAL_OK;
+}
+
+shoal_err_t shoal__team_create_members(const shoal_unit_t *units, int32_t n, shoal_team_t *team) {
+    return create_members(units, n, -1, team);
+}
+
+shoal_err_t shoal__team_create_members_if(const shoal_unit_t *units, int32_t n, int willing,
+                                          shoal_team_t *team) {
+    return create_members(units, n, willing != 0, team);
 }
 
 shoal_err_t shoal_team_split(shoal_team_t parent, int colour, shoal_team_t *team) {

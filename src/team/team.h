@@ -73,6 +73,12 @@ void shoal__team_hooks_register(const team_hooks_t *hooks);
  * SHOAL_TEAM_ALL. For layers above whose sets the rest of a parent does not call for (OpenSHMEM's
  * active sets) or whose order is not ascending (OpenSHMEM strided splits with negative strides). */
 shoal_err_t shoal__team_create_members(const shoal_unit_t *units, int32_t n, shoal_team_t *team);
+/* The same, made only if every listed unit passes willing != 0 (one allreduce over the new
+ * communicator); otherwise nothing is kept and *team is SHOAL_TEAM_NULL on every listed unit. For
+ * callers that cap how many such teams a unit holds (OpenSHMEM's active sets): the units agree,
+ * so they all take the same way. */
+shoal_err_t shoal__team_create_members_if(const shoal_unit_t *units, int32_t n, int willing,
+                                          shoal_team_t *team);
 
 /* Builds the all-units team (id 0) at init, and tears every team down at finalize. */
 shoal_err_t shoal__teams_init(void);

@@ -220,6 +220,7 @@ int main(void) {
         member = t_me >= set.start && ((t_me - set.start) & ((1 << set.logstride) - 1)) == 0 &&
                  ((t_me - set.start) >> set.logstride) < set.size;
         idx = member ? (t_me - set.start) >> set.logstride : -1;
+        which = 0; /* every member of the set passes the same pSync, call after call */
         if (member) {
             barriers(slot);
             data_movement();
