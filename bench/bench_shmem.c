@@ -3,7 +3,11 @@
  * MPI's OSHMEM too and prints the ratios). Every figure is the median over batches of the time per
  * operation; every transfer is checked once against the expected values.
  *
- *   bench_shmem [--quick] [--max-bytes N] [--batches B]
+ *   bench_shmem [--quick] [--max-bytes N] [--batches B] [--set K]
+ *
+ * --set K: only the collectives, over the active set of PEs 0..K-1 (the others wait in
+ * shmem_barrier_all): a set that is not the whole world, which Shoal serves with a team of its
+ * own, or on the program's pSync past SHOAL_SHMEM_ACTIVE_SET_TEAMS (docs/openshmem.md).
  *
  * Output: one line per figure, "RESULT <figure> <bytes> <ns>", then nothing else on stdout from
  * PE 0 (progress goes to stderr). Built with Shoal it also measures Shoal's native call for the
@@ -25,6 +29,7 @@
 #endif
 
 static int me, npes, quick, batches = 15;
+static int set_size; /* the collectives' active set: PEs 0..set_size-1 (--set; all by default) */
 static size_t max_bytes = (size_t)4 << 20;
 static int failures;
 
@@ -105,7 +110,7 @@ static char *local_buf;
         for (int b = 0; b < nb; b++) {                                                             \
             shmem_barrier_all();                                                                   \
             double t0 = now_ns();                                                                  \
-            for (int r = 0; r < (reps); r++) {                                                     \
+            for (int r = 0; r < (reps) && me < set_size; r++) {                                    \
                 op;                                                                                \
             }                                                                                      \
             t[b] = (now_ns() - t0) / (reps);                                                       \
@@ -190,6 +195,7 @@ static void bench_bandwidth(void) {
  * the 1.5 team forms ("team_*"), which have no counterpart there. Sizes: bytes per PE. */
 static void bench_collectives(void) {
     size_t limit = max_bytes / (size_t)npes;
+    const int n_set = set_size;
     if (limit > ((size_t)1 << 20)) limit = (size_t)1 << 20;
     int k = 0;
     for (size_t n = 8; n <= limit; n *= 8) {
@@ -198,25 +204,26 @@ static void bench_collectives(void) {
         for (size_t i = 0; i < n; i++) sym_buf[i] = (char)(me + i);
         shmem_barrier_all();
         TIME_ALL("broadcast", n, reps,
-                 shmem_broadcast64(sym_dst, sym_buf, nl, 0, 0, 0, npes, psync[k ^= 1]));
-        check(me == 0 || sym_dst[n - 1] == (char)(n - 1), "broadcast");
+                 shmem_broadcast64(sym_dst, sym_buf, nl, 0, 0, 0, n_set, psync[k ^= 1]));
+        check(me == 0 || me >= n_set || sym_dst[n - 1] == (char)(n - 1), "broadcast");
         TIME_ALL("fcollect", n, reps,
-                 shmem_fcollect64(sym_dst, sym_buf, nl, 0, 0, npes, psync[k ^= 1]));
-        check(sym_dst[n * (size_t)(npes - 1)] == (char)(npes - 1), "fcollect");
+                 shmem_fcollect64(sym_dst, sym_buf, nl, 0, 0, n_set, psync[k ^= 1]));
+        check(me >= n_set || sym_dst[n * (size_t)(n_set - 1)] == (char)(n_set - 1), "fcollect");
         TIME_ALL("collect", n, reps,
-                 shmem_collect64(sym_dst, sym_buf, nl, 0, 0, npes, psync[k ^= 1]));
+                 shmem_collect64(sym_dst, sym_buf, nl, 0, 0, n_set, psync[k ^= 1]));
         TIME_ALL("alltoall", n, reps,
-                 shmem_alltoall64(sym_dst, sym_buf, nl, 0, 0, npes, psync_a2a[k ^= 1]));
+                 shmem_alltoall64(sym_dst, sym_buf, nl, 0, 0, n_set, psync_a2a[k ^= 1]));
         TIME_ALL("alltoalls", n, reps,
-                 shmem_alltoalls64(sym_dst, sym_buf, 1, 1, nl, 0, 0, npes, psync_a2a[k ^= 1]));
+                 shmem_alltoalls64(sym_dst, sym_buf, 1, 1, nl, 0, 0, n_set, psync_a2a[k ^= 1]));
         TIME_ALL("sum_reduce_long", n, reps,
-                 shmem_long_sum_to_all((long *)sym_dst, (long *)sym_buf, (int)nl, 0, 0, npes,
+                 shmem_long_sum_to_all((long *)sym_dst, (long *)sym_buf, (int)nl, 0, 0, n_set,
                                        pwrk_long, psync[k ^= 1]));
         TIME_ALL("max_reduce_double", n, reps,
                  shmem_double_max_to_all((double *)sym_dst, (double *)sym_buf,
-                                         (int)(n / sizeof(double)), 0, 0, npes, pwrk_double,
+                                         (int)(n / sizeof(double)), 0, 0, n_set, pwrk_double,
                                          psync[k ^= 1]));
 #if SHMEM_MAJOR_VERSION * 10 + SHMEM_MINOR_VERSION >= 15
+        if (n_set < npes) continue; /* the team forms run over the world */
         TIME_ALL("team_broadcast", n, reps,
                  shmem_broadcastmem(SHMEM_TEAM_WORLD, sym_dst, sym_buf, n, 0));
         TIME_ALL("team_fcollect", n, reps,
@@ -237,11 +244,14 @@ int main(int argc, char **argv) {
             max_bytes = (size_t)64 << 10;
         } else if (!strcmp(argv[i], "--max-bytes") && i + 1 < argc) {
             max_bytes = strtoull(argv[++i], NULL, 0);
+        } else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
+            set_size = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--batches") && i + 1 < argc) {
             batches = atoi(argv[++i]);
             if (batches < 1 || batches > 64) batches = 15;
         } else {
-            fprintf(stderr, "usage: bench_shmem [--quick] [--max-bytes N] [--batches B]\n");
+            fprintf(stderr,
+                    "usage: bench_shmem [--quick] [--max-bytes N] [--batches B] [--set K]\n");
             return 2;
         }
     }
@@ -274,8 +284,17 @@ int main(int argc, char **argv) {
     }
     memset(sym_buf, 0, buf);
     memset(sym_dst, 0, buf);
-    bench_latency();
-    bench_bandwidth();
+    if (set_size == 0) {
+        set_size = npes;
+        bench_latency();
+        bench_bandwidth();
+    } else if (set_size < 1 || set_size > npes) {
+        if (me == 0) fprintf(stderr, "bench_shmem: --set %d: needs 1..%d\n", set_size, npes);
+        shmem_finalize();
+        return 2;
+    } else if (me == 0) {
+        printf("SET 0..%d\n", set_size - 1);
+    }
     bench_collectives();
     shmem_free(sym_dst);
     shmem_free(sym_buf);

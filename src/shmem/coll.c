@@ -20,6 +20,7 @@
 
 #include "active_psync.h"
 #include "coll/coll.h"
+#include "runtime/keymap.h"
 #include "shmem_internal.h"
 #include "sync/sync.h"
 #include "team/team.h"
@@ -550,9 +551,17 @@ typedef struct aset {
     shoal_team_t id; /* SHOAL_TEAM_NULL: the set runs on pSync */
     struct aset *next;
 } aset_t;
-static aset_t *asets, **asets_tail = &asets;
-static int aset_teams; /* sets of mine with a team */
+static aset_t *asets, **asets_tail = &asets; /* in the order they were settled */
+static keymap_t asets_index = KEYMAP_INIT;   /* aset_key -> aset_t: O(1) per call */
+static int aset_teams;                       /* sets of mine with a team */
 static pthread_mutex_t asets_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* A set's key in asets_index: start, stride and size packed in 21 bits each (every one is below
+ * the number of PEs); 0 when there are too many PEs for that, and the list is searched. */
+static uint64_t aset_key(int start, int stride, int size) {
+    if (shoal__rt.nunits >= (1 << 21)) return 0;
+    return KEYMAP_FIRST_KEY + ((uint64_t)start | (uint64_t)stride << 21 | (uint64_t)size << 42);
+}
 
 /* The team (or pSync) of an active set I belong to, settled on first use (collective over the
  * set's PEs). */
@@ -588,9 +597,11 @@ static shoal_err_t active_set(int PE_start, int logPE_stride, int PE_size, long 
         c->id = SHOAL_TEAM_ALL;
         return SHOAL_OK;
     }
+    const uint64_t key = aset_key(PE_start, stride, PE_size);
     pthread_mutex_lock(&asets_mu);
-    aset_t *a = asets;
-    while (a && !(a->start == PE_start && a->stride == stride && a->size == PE_size)) a = a->next;
+    aset_t *a = key ? keymap_find(&asets_index, key) : asets;
+    while (!key && a && !(a->start == PE_start && a->stride == stride && a->size == PE_size))
+        a = a->next;
     pthread_mutex_unlock(&asets_mu);
     if (a) {
         c->id = a->id;
@@ -599,7 +610,10 @@ static shoal_err_t active_set(int PE_start, int logPE_stride, int PE_size, long 
     }
     a = calloc(1, sizeof *a);
     shoal_unit_t *units = malloc((size_t)PE_size * sizeof *units);
-    if (!a || !units) {
+    pthread_mutex_lock(&asets_mu);
+    int no_room = key && keymap_reserve(&asets_index);
+    pthread_mutex_unlock(&asets_mu);
+    if (!a || !units || no_room) {
         free(a);
         free(units);
         return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
@@ -623,6 +637,9 @@ static shoal_err_t active_set(int PE_start, int logPE_stride, int PE_size, long 
     *asets_tail = a;
     asets_tail = &a->next;
     aset_teams += a->id != SHOAL_TEAM_NULL;
+    if (key) /* room was reserved before the vote (only a thread settling another set at the
+              * same time can make it grow again, and then only out of memory fails it) */
+        keymap_insert(&asets_index, key, a);
     pthread_mutex_unlock(&asets_mu);
     c->id = a->id;
     if (a->id == SHOAL_TEAM_NULL) c->psync = pSync;
@@ -635,6 +652,7 @@ void shmem__active_sets_finalize(void) {
     aset_t *a = asets;
     asets = NULL;
     asets_tail = &asets;
+    keymap_clear(&asets_index);
     aset_teams = 0;
     pthread_mutex_unlock(&asets_mu);
     /* In creation order: each PE meets its sets' members in the order it met them when the teams

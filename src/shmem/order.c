@@ -13,14 +13,52 @@
 struct shmem__ctx shmem__ctx_default = {
     .team = &shmem__team_world, .options = 0, .live = 1, .mu = PTHREAD_MUTEX_INITIALIZER};
 
-/* Every context created, kept (destroyed ones marked) until shmem_finalize, so that a destroyed
- * context's handle is recognised instead of read after being freed. */
+/* The live contexts, and the last CTX_QUARANTINE destroyed ones (marked, oldest first), so that
+ * a destroyed context's handle is recognised instead of read after being freed; an older one is
+ * freed, so a program that makes a context per task does not grow. (A context routine reads
+ * through its handle, which a lookup would slow down for every put: a handle used after
+ * CTX_QUARANTINE more destructions is the program's error, undefined as 1.5 says.) */
 typedef struct ctx_node {
     struct shmem__ctx ctx;
-    struct ctx_node *next;
+    struct ctx_node *prev, *next; /* live: the live list; destroyed: next in the quarantine */
 } ctx_node_t;
-static ctx_node_t *contexts;
+#define CTX_QUARANTINE 1024
+static ctx_node_t *contexts; /* live */
+static ctx_node_t *quarantine_head, *quarantine_last;
+static int quarantined;
 static pthread_mutex_t contexts_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void node_free(ctx_node_t *n) {
+    free(n->ctx.pending);
+    pthread_mutex_destroy(&n->ctx.mu);
+    free(n);
+}
+
+/* Ends a live context (its operations completed): off the live list, into the quarantine, whose
+ * oldest record past CTX_QUARANTINE is freed. Called with contexts_mu held. */
+static void retire(ctx_node_t *n) {
+    n->ctx.live = 0;
+    n->ctx.team->contexts--;
+    free(n->ctx.pending);
+    n->ctx.pending = NULL;
+    n->ctx.npending = n->ctx.cap = 0;
+    if (n->prev)
+        n->prev->next = n->next;
+    else
+        contexts = n->next;
+    if (n->next) n->next->prev = n->prev;
+    n->prev = n->next = NULL;
+    if (quarantine_last)
+        quarantine_last->next = n;
+    else
+        quarantine_head = n;
+    quarantine_last = n;
+    if (++quarantined <= CTX_QUARANTINE) return;
+    ctx_node_t *old = quarantine_head;
+    quarantine_head = old->next;
+    quarantined--;
+    node_free(old);
+}
 
 int shmem__ctx_ok(shmem_ctx_t ctx) {
     if (ctx && ctx->live) return 1;
@@ -128,7 +166,9 @@ static int create(shmem_team_t team, long options, shmem_ctx_t *ctx) {
     n->ctx.live = 1;
     pthread_mutex_init(&n->ctx.mu, NULL);
     pthread_mutex_lock(&contexts_mu);
+    n->prev = NULL;
     n->next = contexts;
+    if (contexts) contexts->prev = n;
     contexts = n;
     team->contexts++;
     pthread_mutex_unlock(&contexts_mu);
@@ -163,24 +203,17 @@ void shmem_ctx_destroy(shmem_ctx_t ctx) {
     }
     shmem__ctx_quiet(ctx); /* destroying a context completes its operations */
     pthread_mutex_lock(&contexts_mu);
-    ctx->live = 0;
-    ctx->team->contexts--;
-    free(ctx->pending);
-    ctx->pending = NULL;
-    ctx->npending = ctx->cap = 0;
+    retire((ctx_node_t *)(void *)ctx); /* ctx is the node's first member */
     pthread_mutex_unlock(&contexts_mu);
 }
 
 void shmem__ctx_destroy_team(shmem_team_t team) {
     pthread_mutex_lock(&contexts_mu);
-    for (ctx_node_t *n = contexts; n; n = n->next) {
-        if (!n->ctx.live || n->ctx.team != team) continue;
+    for (ctx_node_t *n = contexts, *next; n; n = next) {
+        next = n->next;
+        if (n->ctx.team != team) continue;
         shmem__ctx_quiet(&n->ctx);
-        n->ctx.live = 0;
-        team->contexts--;
-        free(n->ctx.pending);
-        n->ctx.pending = NULL;
-        n->ctx.npending = n->ctx.cap = 0;
+        retire(n);
     }
     pthread_mutex_unlock(&contexts_mu);
 }
@@ -206,10 +239,15 @@ void shmem__ctx_finalize(void) {
     while (contexts) {
         ctx_node_t *n = contexts;
         contexts = n->next;
-        if (n->ctx.live) shmem__ctx_quiet(&n->ctx);
-        free(n->ctx.pending);
-        pthread_mutex_destroy(&n->ctx.mu);
-        free(n);
+        shmem__ctx_quiet(&n->ctx);
+        node_free(n);
     }
+    while (quarantine_head) {
+        ctx_node_t *n = quarantine_head;
+        quarantine_head = n->next;
+        node_free(n);
+    }
+    quarantine_last = NULL;
+    quarantined = 0;
     pthread_mutex_unlock(&contexts_mu);
 }

@@ -11,31 +11,40 @@
  * the splits add the agreement over the whole parent the specification asks for (the same triplet
  * everywhere, and one verdict for every parent PE).
  *
- * Team records are kept until shmem_finalize, also after shmem_team_destroy (marked destroyed,
- * no PEs), so a stale handle, or a context of a destroyed team, is reported instead of read after
- * it was freed. */
+ * A handle is checked by looking it up (a hash of the handles, runtime/keymap.h: O(1), whatever
+ * the number of teams made), never by reading through it first. A destroyed team's record stays
+ * (marked destroyed, no PEs) until TEAM_QUARANTINE more teams have been destroyed after it, so a
+ * stale handle is reported as destroyed instead of read after it was freed; past that it is
+ * freed, and its handle is reported as not a team (unless the allocator has reused the address
+ * for a newer team's record). */
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/keymap.h"
 #include "shmem_internal.h"
 #include "team/team.h"
 
 struct shmem__team shmem__team_world = {.id = SHOAL_TEAM_NULL, .my_pe = -1, .predefined = 1};
 struct shmem__team shmem__team_shared = {.id = SHOAL_TEAM_NULL, .my_pe = -1, .predefined = 1};
 
-/* Every team the program made, in creation order (destroyed ones too, until shmem_finalize). */
+/* Every team record: live ones and the last TEAM_QUARANTINE destroyed ones, in creation order
+ * (shmem_finalize destroys the live ones in that order), found by handle through the keymap. */
 typedef struct team_node {
     struct shmem__team team;
     int destroyed;
-    struct team_node *next;
+    struct team_node *prev, *next;    /* creation order */
+    struct team_node *next_destroyed; /* the quarantine, oldest first */
 } team_node_t;
-static team_node_t *teams_head, **teams_tail = &teams_head;
+#define TEAM_QUARANTINE 1024
+static team_node_t *teams_head, *teams_last;
+static team_node_t *quarantine_head, *quarantine_last;
+static int quarantined;
+static keymap_t team_handles = KEYMAP_INIT; /* (uintptr_t)handle -> node */
 static pthread_mutex_t teams_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static team_node_t *node_of(shmem_team_t team) {
     pthread_mutex_lock(&teams_mu);
-    team_node_t *n = teams_head;
-    while (n && &n->team != team) n = n->next;
+    team_node_t *n = keymap_find(&team_handles, (uintptr_t)team);
     pthread_mutex_unlock(&teams_mu);
     return n;
 }
@@ -57,8 +66,9 @@ int shmem__team_ok(shmem_team_t team) {
     if (!n) {
         shoal__fail(SHOAL_ERR_TEAM,
                     "%p is not a team handle (not made by a shmem_team_split_* "
-                    "routine, or released by shmem_finalize)",
-                    (void *)team);
+                    "routine, released by shmem_finalize, or destroyed more than %d team "
+                    "destructions ago)",
+                    (void *)team, TEAM_QUARANTINE);
         return 0;
     }
     if (n->destroyed) {
@@ -130,11 +140,49 @@ static void node_free(team_node_t *node) {
     free(node);
 }
 
+/* Makes a new team's handle known. Out of host memory for the keymap, the handle cannot be
+ * recognised: that is reported, every use of it is refused, and the team is released with the
+ * others at shmem_finalize. */
 static void node_publish(team_node_t *node) {
     pthread_mutex_lock(&teams_mu);
-    *teams_tail = node;
-    teams_tail = &node->next;
+    node->prev = teams_last;
+    node->next = NULL;
+    if (teams_last)
+        teams_last->next = node;
+    else
+        teams_head = node;
+    teams_last = node;
+    int err = keymap_insert(&team_handles, (uintptr_t)&node->team, node);
     pthread_mutex_unlock(&teams_mu);
+    if (err)
+        shoal__fail(SHOAL_ERR_NOMEM, "out of host memory to record the new team's handle: "
+                                     "the handle will be refused");
+}
+
+/* A destroyed team's record joins the quarantine; the oldest one past TEAM_QUARANTINE is
+ * forgotten and freed. Called with teams_mu held. */
+static void node_retire(team_node_t *node) {
+    node->destroyed = 1;
+    node->next_destroyed = NULL;
+    if (quarantine_last)
+        quarantine_last->next_destroyed = node;
+    else
+        quarantine_head = node;
+    quarantine_last = node;
+    if (++quarantined <= TEAM_QUARANTINE) return;
+    team_node_t *old = quarantine_head;
+    quarantine_head = old->next_destroyed;
+    quarantined--;
+    keymap_remove(&team_handles, (uintptr_t)&old->team);
+    if (old->prev)
+        old->prev->next = old->next;
+    else
+        teams_head = old->next;
+    if (old->next)
+        old->next->prev = old->prev;
+    else
+        teams_last = old->prev;
+    node_free(old);
 }
 
 /* Makes the Shoal team of the world PEs members[0..n) (collective over them) into node. */
@@ -223,8 +271,9 @@ void shmem__teams_finalize(void) {
      * in the order it met them when they were made, so these collective calls cannot cross. */
     pthread_mutex_lock(&teams_mu);
     team_node_t *n = teams_head;
-    teams_head = NULL;
-    teams_tail = &teams_head;
+    teams_head = teams_last = quarantine_head = quarantine_last = NULL;
+    quarantined = 0;
+    keymap_clear(&team_handles);
     pthread_mutex_unlock(&teams_mu);
     while (n) {
         team_node_t *next = n->next;
@@ -468,6 +517,6 @@ void shmem_team_destroy(shmem_team_t team) {
     free(team->world_of);
     team->world_of = NULL;
     pthread_mutex_lock(&teams_mu);
-    node->destroyed = 1;
+    node_retire(node);
     pthread_mutex_unlock(&teams_mu);
 }
