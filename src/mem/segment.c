@@ -132,6 +132,17 @@ static shoal_err_t create(team_t *t, size_t nbytes, seg_kind_t kind, void *adopt
     for (int32_t r = 0; r < t->size && s->rel_is_abs; r++) s->rel_is_abs = t->abs_of_rel[r] == r;
     s->size = nbytes;
     s->owns_win = all[4] == 0;
+    if (!s->owns_win && t->win == MPI_WIN_NULL) {
+        /* The team's dynamic window is made when its first attachment needs it (every member is
+         * here: the choice was agreed above), not with every team: most teams never attach, and
+         * a window costs a team creation 3 collectives and one of MPICH's 2,048 context ids. */
+        err = xport_win_create_dynamic(t->comm, &t->win);
+        if (err != SHOAL_OK) {
+            release(s);
+            free(parts);
+            return err;
+        }
+    }
     s->win = s->owns_win ? MPI_WIN_NULL : t->win;
 
     /* Node-shared memory (agreed over the node), then my part attached to the team's window; one

@@ -61,12 +61,24 @@ shoal_err_t shoal__team_get_slow(shoal_team_t id, team_t **team) {
 static void free_record(team_t *t) {
     if (!t) return;
     xport_win_free(&t->win); /* its segments detached already */
-    if (t->node_comm != MPI_COMM_NULL) MPI_Comm_free(&t->node_comm);
+    if (t->node_comm != MPI_COMM_NULL && t->node_comm != t->comm) MPI_Comm_free(&t->node_comm);
     if (t->comm != MPI_COMM_NULL) MPI_Comm_free(&t->comm);
     free(t->abs_of_rel);
     free(t->rel_of_abs);
     free(t->node_rank_of_rel);
     free(t);
+}
+
+/* Which team ranks share my node, and their node ranks (segments map their parts): one allgather
+ * over the node communicator. buf has room for the node's size. */
+static shoal_err_t node_ranks(team_t *t, int32_t *buf) {
+    int node_size;
+    MPI_Comm_size(t->node_comm, &node_size);
+    int rc = MPI_Allgather(&t->myrel, 1, MPI_INT32_T, buf, 1, MPI_INT32_T, t->node_comm);
+    if (rc != MPI_SUCCESS) return shoal__mpi_fail(rc, "MPI_Allgather");
+    for (int32_t r = 0; r < t->size; r++) t->node_rank_of_rel[r] = -1;
+    for (int i = 0; i < node_size; i++) t->node_rank_of_rel[buf[i]] = i;
+    return SHOAL_OK;
 }
 
 /* Builds a team over comm (owned by the team from now on; freed on failure). Collective over comm.
@@ -91,7 +103,8 @@ static shoal_err_t team_from_comm(MPI_Comm comm, shoal_team_t parent, shoal_team
     t->abs_of_rel = malloc((size_t)t->size * sizeof *t->abs_of_rel);
     t->rel_of_abs = malloc((size_t)shoal__rt.nunits * sizeof *t->rel_of_abs);
     t->node_rank_of_rel = malloc((size_t)t->size * sizeof *t->node_rank_of_rel);
-    int32_t *node_rel = malloc((size_t)t->size * sizeof *node_rel); /* node size <= team size */
+    /* every member's {absolute id, node colour}; then node ranks (node size <= team size) */
+    int32_t *node_rel = malloc(2 * (size_t)t->size * sizeof *node_rel);
     /* Everything that can fail locally is settled before the first collective step, so a member
      * never leaves the others waiting: memory, and room in the team table. */
     int ok = t->abs_of_rel && t->rel_of_abs && t->node_rank_of_rel && node_rel &&
@@ -104,36 +117,34 @@ static shoal_err_t team_from_comm(MPI_Comm comm, shoal_team_t parent, shoal_team
                   : shoal__fail(SHOAL_ERR_NOMEM, "out of host memory building a team");
         goto fail;
     }
-    rc = MPI_Allgather(&shoal__rt.myid, 1, MPI_INT32_T, t->abs_of_rel, 1, MPI_INT32_T, comm);
+    const int32_t me2[2] = {shoal__rt.myid, shoal__rt.node_colour};
+    rc = MPI_Allgather(me2, 2, MPI_INT32_T, node_rel, 2, MPI_INT32_T, comm);
     if (rc != MPI_SUCCESS) {
         err = shoal__mpi_fail(rc, "MPI_Allgather");
         goto fail;
+    }
+    int all = 1;
+    for (int32_t r = 0; r < t->size; r++) {
+        t->abs_of_rel[r] = node_rel[2 * r];
+        all &= node_rel[2 * r + 1] == shoal__rt.node_colour;
     }
     for (int32_t u = 0; u < shoal__rt.nunits; u++) t->rel_of_abs[u] = -1;
     for (int32_t r = 0; r < t->size; r++) t->rel_of_abs[t->abs_of_rel[r]] = r;
 
-    /* The node split of every communicator follows the runtime's node (real or pretend). */
-    rc = MPI_Comm_split(comm, shoal__rt.node_colour, t->myrel, &t->node_comm);
-    if (rc != MPI_SUCCESS) {
-        err = shoal__mpi_fail(rc, "MPI_Comm_split");
-        goto fail;
-    }
-    int node_size, node_rank, mine, all;
-    MPI_Comm_size(t->node_comm, &node_size);
-    MPI_Comm_rank(t->node_comm, &node_rank);
-    /* Which team ranks share my node, and their node ranks (segments map their parts). */
-    rc = MPI_Allgather(&t->myrel, 1, MPI_INT32_T, node_rel, 1, MPI_INT32_T, t->node_comm);
-    if (rc != MPI_SUCCESS) {
-        err = shoal__mpi_fail(rc, "MPI_Allgather");
-        goto fail;
-    }
-    for (int32_t r = 0; r < t->size; r++) t->node_rank_of_rel[r] = -1;
-    for (int i = 0; i < node_size; i++) t->node_rank_of_rel[node_rel[i]] = i;
-    mine = node_size == t->size;
-    rc = MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, comm);
-    if (rc != MPI_SUCCESS) {
-        err = shoal__mpi_fail(rc, "MPI_Allreduce");
-        goto fail;
+    /* The node split of every communicator follows the runtime's node (real or pretend). A team
+     * on one node is its own node communicator (the split would give the same members in the same
+     * order): no split, and one context id fewer of MPICH's 2,048 per team. */
+    if (all) {
+        t->node_comm = comm;
+        for (int32_t r = 0; r < t->size; r++) t->node_rank_of_rel[r] = r;
+    } else {
+        rc = MPI_Comm_split(comm, shoal__rt.node_colour, t->myrel, &t->node_comm);
+        if (rc != MPI_SUCCESS) {
+            err = shoal__mpi_fail(rc, "MPI_Comm_split");
+            goto fail;
+        }
+        err = node_ranks(t, node_rel);
+        if (err != SHOAL_OK) goto fail;
     }
     t->all_on_node = all;
 
@@ -149,8 +160,7 @@ static shoal_err_t team_from_comm(MPI_Comm comm, shoal_team_t parent, shoal_team
         t->id = id;
         next_team_id = id + 1;
     }
-    err = xport_win_create_dynamic(comm, &t->win); /* collective: every member reaches it */
-    if (err != SHOAL_OK) goto fail;
+    /* t->win, the dynamic window, is made by the first segment that attaches (mem/segment.c) */
     team_table_insert(t->id, t); /* cannot fail: room was reserved */
     err = run_create_hooks(t);
     if (err != SHOAL_OK) {

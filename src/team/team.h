@@ -15,7 +15,7 @@ typedef struct team {
     shoal_team_t parent;
     MPI_Comm comm;      /* members ordered by absolute id (shoal__team_create_members: as listed) */
     MPI_Comm node_comm; /* the members on my node */
-    MPI_Win win;        /* dynamic window: every segment of the team attaches its part here */
+    MPI_Win win; /* dynamic window for segments past SHOAL_MPI_WINDOWS (made on first need) */
     int32_t size;
     int32_t myrel;
     shoal_unit_t *abs_of_rel;  /* [size] */
