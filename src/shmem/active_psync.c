@@ -22,8 +22,6 @@
 enum { SLOT_ARRIVE, SLOT_VERDICT, SLOT_RELEASE, SLOT_DATA, SLOT_OFFSET };
 #define SYNC ((uint64_t)SHMEM_SYNC_VALUE)
 
-/* Elements per shoal_put_strided (it takes at most 2^30). */
-#define STRIDED_CHUNK ((size_t)1 << 20)
 /* Bytes pulled per get in a reduction. */
 #define PULL_CHUNK ((size_t)64 << 10)
 
@@ -51,6 +49,32 @@ static shoal_err_t psync_base(const aset_sync_t *s, shoal_gptr_t *base) {
     return shmem__gptr(s->psync, SHMEM_SYNC_SIZE * sizeof(long), (int)shoal__rt.myid, base);
 }
 
+/* Waits until count additions have reached my counter word, and puts it back to
+ * SHMEM_SYNC_VALUE. More additions than that mean another active set (or another call) uses the
+ * same pSync at the same time, which 1.5 does not allow ("reuse a pSync array if all previous
+ * collective routines using the pSync array have completed on all participating PEs"; barrier and
+ * sync: with the same active set): reported, instead of a wait that can never end. */
+static shoal_err_t wait_count(const aset_sync_t *s, shoal_gptr_t mine, int count) {
+    const char *call = shoal__current_call;
+    uint64_t seen = SYNC;
+    shoal_err_t err = SHOAL_OK;
+    while (err == SHOAL_OK && seen - SYNC != (uint64_t)count) {
+        err = shoal_signal_wait_until(mine, SHOAL_CMP_NE, seen, &seen);
+        shoal__current_call = call;
+        if (err == SHOAL_OK && seen - SYNC > (uint64_t)count)
+            err = shoal__fail(SHOAL_ERR_STATE,
+                              "pSync (%p) of the active set (PE_start %d, stride %d, PE_size %d) "
+                              "counted %llu additions where %d were due: another active set or "
+                              "call is using the same pSync at the same time (1.5 lets a pSync be "
+                              "reused only once every PE has completed the collective that used "
+                              "it; barriers and syncs: with the same active set)",
+                              (void *)s->psync, s->start, s->stride, s->n_pes,
+                              (unsigned long long)(seen - SYNC), count);
+    }
+    shoal_err_t reset = shoal_signal(mine, SYNC, SHOAL_SIGNAL_SET);
+    return err != SHOAL_OK ? err : reset;
+}
+
 /* Waits until my word reaches value, then puts it back to SHMEM_SYNC_VALUE. */
 static shoal_err_t wait_and_reset(shoal_gptr_t mine, shoal_cmp_t cmp, uint64_t value,
                                   uint64_t *seen) {
@@ -70,10 +94,14 @@ shoal_err_t aset_agree(const aset_sync_t *s, shoal_err_t mine) {
     if (s->my_pe == 0) {
         shoal_gptr_t arrive = my_slot(s, base, SLOT_ARRIVE), bits = my_slot(s, base, SLOT_VERDICT);
         uint64_t cleared = SYNC;
-        err = shoal_signal_wait_until(arrive, SHOAL_CMP_EQ, SYNC + (uint64_t)(s->n_pes - 1), NULL);
-        if (err == SHOAL_OK) err = shoal_signal_read(bits, &cleared);
+        /* every member cleared its VERDICT bit before it arrived */
+        shoal_err_t counted = wait_count(s, arrive, s->n_pes - 1);
+        err = shoal_signal_read(bits, &cleared);
         if (err == SHOAL_OK && cleared != SYNC) err = shoal_signal(bits, SYNC, SHOAL_SIGNAL_SET);
-        if (err == SHOAL_OK) err = shoal_signal(arrive, SYNC, SHOAL_SIGNAL_SET);
+        if (counted != SHOAL_OK) { /* the members of this set fail with me rather than wait */
+            if (mine == SHOAL_OK) mine = counted;
+            err = SHOAL_OK;
+        }
         uint64_t rejected = ~cleared | (mine != SHOAL_OK ? 1ull << ((unsigned)mine & 63) : 0);
         verdict = rejected ? 63u - (uint64_t)__builtin_clzll(rejected) : 0; /* the highest code */
         for (int k = 1; k < s->n_pes && err == SHOAL_OK; k++)
@@ -96,7 +124,7 @@ shoal_err_t aset_agree(const aset_sync_t *s, shoal_err_t mine) {
     if (verdict)
         return shoal__fail((shoal_err_t)verdict,
                            "another PE of the active set (PE_start %d, stride %d, PE_size %d) "
-                           "rejected its arguments (see its message)",
+                           "rejected its arguments or found an error (see its message)",
                            s->start, s->stride, s->n_pes);
     return SHOAL_OK;
 }
@@ -111,7 +139,7 @@ static shoal_err_t enter(const aset_sync_t *s, shoal_err_t mine, shoal_gptr_t *b
 /* Waits for count blocks announced on my DATA word, and resets it. */
 static shoal_err_t wait_blocks(const aset_sync_t *s, shoal_gptr_t base, int count) {
     if (count == 0) return SHOAL_OK;
-    return wait_and_reset(my_slot(s, base, SLOT_DATA), SHOAL_CMP_EQ, SYNC + (uint64_t)count, NULL);
+    return wait_count(s, my_slot(s, base, SLOT_DATA), count);
 }
 
 /* Puts nbytes to member k's dest (at offset) and adds one to its DATA word; only the signal when
@@ -219,11 +247,7 @@ shoal_err_t aset_alltoalls(const aset_sync_t *s, shoal_err_t mine, shoal_gptr_t 
         shoal_gptr_t to = shoal_gptr_add(shoal_gptr_setunit(dest, (shoal_unit_t)world(s, k)),
                                          (int64_t)((size_t)s->my_pe * nelems * dstep));
         const char *from = (const char *)source + (size_t)k * nelems * sstep;
-        for (size_t i = 0; i < nelems && err == SHOAL_OK; i += STRIDED_CHUNK) {
-            size_t n = nelems - i < STRIDED_CHUNK ? nelems - i : STRIDED_CHUNK;
-            err = shoal_put_strided(shoal_gptr_add(to, (int64_t)(i * dstep)), (ptrdiff_t)dstep,
-                                    from + i * sstep, (ptrdiff_t)sstep, esize, n);
-        }
+        err = shmem__put_strided_any(to, dstep, from, sstep, esize, nelems);
         if (err != SHOAL_OK || r == 0) continue;
         err = shoal_flush(to); /* the block is there before its signal */
         if (err == SHOAL_OK)

@@ -221,9 +221,6 @@ static int span(size_t n, ptrdiff_t stride, size_t esize, size_t *bytes) {
     return 0;
 }
 
-/* Elements per shoal_put_strided (it takes at most 2^30). */
-#define STRIDED_CHUNK ((size_t)1 << 20)
-
 /* alltoalls of any element size. Shoal's alltoalls takes 4- and 8-byte elements; others are
  * pushed here: every member puts its block for member j (nelems elements at stride sst from
  * element j * nelems of its source) straight into j's dest (at stride dst from element
@@ -273,11 +270,7 @@ static shoal_err_t c_alltoalls(const cteam_t *c, void *dest, const void *source,
         shoal_gptr_t to = shoal_gptr_add(shoal_gptr_setunit(d, world_pe(c, j)),
                                          (int64_t)((size_t)c->my_pe * nelems * dstep));
         const char *from = (const char *)source + (size_t)j * nelems * sstep;
-        for (size_t k = 0; k < nelems && err == SHOAL_OK; k += STRIDED_CHUNK) {
-            size_t n = nelems - k < STRIDED_CHUNK ? nelems - k : STRIDED_CHUNK;
-            err = shoal_put_strided(shoal_gptr_add(to, (int64_t)(k * dstep)), (ptrdiff_t)dstep,
-                                    from + k * sstep, (ptrdiff_t)sstep, esize, n);
-        }
+        err = shmem__put_strided_any(to, dstep, from, sstep, esize, nelems);
     }
     shoal_err_t b = shoal_team_barrier(c->id);
     shoal__current_call = call;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "mem/segment.h"
+#include "runtime/quarantine.h"
 #include "shmem_internal.h"
 
 struct shmem__ctx shmem__ctx_default = {
@@ -20,12 +21,11 @@ struct shmem__ctx shmem__ctx_default = {
  * CTX_QUARANTINE more destructions is the program's error, undefined as 1.5 says.) */
 typedef struct ctx_node {
     struct shmem__ctx ctx;
-    struct ctx_node *prev, *next; /* live: the live list; destroyed: next in the quarantine */
+    struct ctx_node *prev, *next; /* the live list */
 } ctx_node_t;
 #define CTX_QUARANTINE 1024
 static ctx_node_t *contexts; /* live */
-static ctx_node_t *quarantine_head, *quarantine_last;
-static int quarantined;
+static quarantine_t destroyed_contexts = QUARANTINE_INIT(CTX_QUARANTINE);
 static pthread_mutex_t contexts_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static void node_free(ctx_node_t *n) {
@@ -48,16 +48,8 @@ static void retire(ctx_node_t *n) {
         contexts = n->next;
     if (n->next) n->next->prev = n->prev;
     n->prev = n->next = NULL;
-    if (quarantine_last)
-        quarantine_last->next = n;
-    else
-        quarantine_head = n;
-    quarantine_last = n;
-    if (++quarantined <= CTX_QUARANTINE) return;
-    ctx_node_t *old = quarantine_head;
-    quarantine_head = old->next;
-    quarantined--;
-    node_free(old);
+    ctx_node_t *old = quarantine_keep(&destroyed_contexts, n);
+    if (old) node_free(old);
 }
 
 int shmem__ctx_ok(shmem_ctx_t ctx) {
@@ -242,12 +234,7 @@ void shmem__ctx_finalize(void) {
         shmem__ctx_quiet(&n->ctx);
         node_free(n);
     }
-    while (quarantine_head) {
-        ctx_node_t *n = quarantine_head;
-        quarantine_head = n->next;
-        node_free(n);
-    }
-    quarantine_last = NULL;
-    quarantined = 0;
+    for (ctx_node_t *n; (n = quarantine_take(&destroyed_contexts));) node_free(n);
+    quarantine_clear(&destroyed_contexts);
     pthread_mutex_unlock(&contexts_mu);
 }

@@ -399,3 +399,17 @@ uint64_t shmem_signal_fetch(const uint64_t *sig_addr) {
     shoal__amo(&t, AMO_LOAD, SHOAL_OP_SUM, SHOAL_UINT64, NULL, NULL, &v);
     return v;
 }
+
+/* Elements per shoal_put_strided call. */
+#define STRIDED_CHUNK ((size_t)1 << 20)
+
+shoal_err_t shmem__put_strided_any(shoal_gptr_t to, size_t dstep, const char *from, size_t sstep,
+                                   size_t esize, size_t nelems) {
+    shoal_err_t err = SHOAL_OK;
+    for (size_t k = 0; k < nelems && err == SHOAL_OK; k += STRIDED_CHUNK) {
+        size_t n = nelems - k < STRIDED_CHUNK ? nelems - k : STRIDED_CHUNK;
+        err = shoal_put_strided(shoal_gptr_add(to, (int64_t)(k * dstep)), (ptrdiff_t)dstep,
+                                from + k * sstep, (ptrdiff_t)sstep, esize, n);
+    }
+    return err;
+}

@@ -59,6 +59,11 @@ shmem__target(const void *addr, size_t nbytes, int pe, shoal_target_t *t) {
 /* The global pointer of addr on world PE pe (for Shoal's collectives), after the same checks. */
 shoal_err_t shmem__gptr(const void *addr, size_t nbytes, int pe, shoal_gptr_t *gp);
 
+/* shoal_put_strided for any number of elements (it takes at most 2^30 per call): nelems elements
+ * of esize bytes, at byte strides dstep (at to) and sstep (from). */
+shoal_err_t shmem__put_strided_any(shoal_gptr_t to, size_t dstep, const char *from, size_t sstep,
+                                   size_t esize, size_t nelems);
+
 /* Every public routine starts with this: it names the routine for messages. Routines that return
  * void report a failure (unit, routine, reason) and move nothing. */
 #define SHMEM_ENTER(name) (shoal__current_call = (name))

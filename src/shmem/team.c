@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "runtime/keymap.h"
+#include "runtime/quarantine.h"
 #include "shmem_internal.h"
 #include "team/team.h"
 
@@ -32,13 +33,11 @@ struct shmem__team shmem__team_shared = {.id = SHOAL_TEAM_NULL, .my_pe = -1, .pr
 typedef struct team_node {
     struct shmem__team team;
     int destroyed;
-    struct team_node *prev, *next;    /* creation order */
-    struct team_node *next_destroyed; /* the quarantine, oldest first */
+    struct team_node *prev, *next; /* creation order */
 } team_node_t;
-#define TEAM_QUARANTINE 1024
+#define TEAM_QUARANTINE 256
 static team_node_t *teams_head, *teams_last;
-static team_node_t *quarantine_head, *quarantine_last;
-static int quarantined;
+static quarantine_t destroyed_teams = QUARANTINE_INIT(TEAM_QUARANTINE);
 static keymap_t team_handles = KEYMAP_INIT; /* (uintptr_t)handle -> node */
 static pthread_mutex_t teams_mu = PTHREAD_MUTEX_INITIALIZER;
 
@@ -163,16 +162,8 @@ static void node_publish(team_node_t *node) {
  * forgotten and freed. Called with teams_mu held. */
 static void node_retire(team_node_t *node) {
     node->destroyed = 1;
-    node->next_destroyed = NULL;
-    if (quarantine_last)
-        quarantine_last->next_destroyed = node;
-    else
-        quarantine_head = node;
-    quarantine_last = node;
-    if (++quarantined <= TEAM_QUARANTINE) return;
-    team_node_t *old = quarantine_head;
-    quarantine_head = old->next_destroyed;
-    quarantined--;
+    team_node_t *old = quarantine_keep(&destroyed_teams, node);
+    if (!old) return;
     keymap_remove(&team_handles, (uintptr_t)&old->team);
     if (old->prev)
         old->prev->next = old->next;
@@ -271,8 +262,9 @@ void shmem__teams_finalize(void) {
      * in the order it met them when they were made, so these collective calls cannot cross. */
     pthread_mutex_lock(&teams_mu);
     team_node_t *n = teams_head;
-    teams_head = teams_last = quarantine_head = quarantine_last = NULL;
-    quarantined = 0;
+    teams_head = teams_last = NULL;
+    while (quarantine_take(&destroyed_teams)) continue; /* freed below, from the creation list */
+    quarantine_clear(&destroyed_teams);
     keymap_clear(&team_handles);
     pthread_mutex_unlock(&teams_mu);
     while (n) {

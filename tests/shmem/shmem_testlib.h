@@ -124,6 +124,32 @@ static inline int test_end(const char *name) {
     return total ? 1 : 0;
 }
 
+/* This process's stderr, captured around a call (messages are checked by their text). */
+static FILE *t_capture_;
+static int t_saved_fd_ = -1;
+static char t_captured[16384];
+static inline void test_capture_begin(void) {
+    fflush(stderr);
+    t_capture_ = tmpfile();
+    if (!t_capture_) {
+        perror("tmpfile");
+        exit(2);
+    }
+    t_saved_fd_ = dup(2);
+    dup2(fileno(t_capture_), 2);
+}
+/* Ends the capture; the text (also in t_captured). */
+static inline const char *test_capture_end(void) {
+    fflush(stderr);
+    dup2(t_saved_fd_, 2);
+    close(t_saved_fd_);
+    rewind(t_capture_);
+    size_t n = fread(t_captured, 1, sizeof t_captured - 1, t_capture_);
+    t_captured[n] = '\0';
+    fclose(t_capture_);
+    return t_captured;
+}
+
 /* 1 unless SHOAL_DIRECT=0 (the shared-memory path is on by default). */
 static inline int test_direct(void) {
     const char *e = getenv("SHOAL_DIRECT");

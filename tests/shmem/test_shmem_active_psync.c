@@ -126,28 +126,6 @@ static void one_set(int serial) {
     psync_restored("after its barriers", bsync, SHMEM_BARRIER_SYNC_SIZE);
 }
 
-/* ---- stderr of this process, captured around a call ---- */
-static int saved_fd = -1;
-static FILE *cap;
-static char text[8192];
-static void cap_begin(void) {
-    fflush(stderr);
-    cap = tmpfile();
-    REQUIRE(cap != NULL, "tmpfile");
-    saved_fd = dup(2);
-    dup2(fileno(cap), 2);
-}
-static const char *cap_end(void) {
-    fflush(stderr);
-    dup2(saved_fd, 2);
-    close(saved_fd);
-    rewind(cap);
-    size_t got = fread(text, 1, sizeof text - 1, cap);
-    text[got] = '\0';
-    fclose(cap);
-    return text;
-}
-
 /* Set {1, ..., n-1} (a pSync set: every PE has made its one team by now): member 1 passes a
  * dest that is not symmetric. */
 static void errors(void) {
@@ -157,14 +135,14 @@ static void errors(void) {
     int64_t stack_dest[8];
     for (int i = 0; i < 8; i++) stack_dest[i] = -7;
     fill(90);
-    cap_begin();
+    test_capture_begin();
     shmem_broadcast64(idx_ == 1 ? (void *)stack_dest : (void *)d64, s64, 5, 0, SET, psync_a);
-    cap_end();
+    test_capture_end();
     if (idx_ == 1)
-        CHECK(strstr(text, "not symmetric") != NULL, "bad dest: message \"%s\"", text);
+        CHECK(strstr(t_captured, "not symmetric") != NULL, "bad dest: message \"%s\"", t_captured);
     else
-        CHECK(strstr(text, "rejected its arguments") != NULL,
-              "another member's bad dest: message \"%s\"", text);
+        CHECK(strstr(t_captured, "rejected its arguments") != NULL,
+              "another member's bad dest: message \"%s\"", t_captured);
     for (int i = 0; i < 8; i++)
         CHECK(d64[i] == -1 && stack_dest[i] == -7, "failed broadcast wrote [%d]: %lld / %lld", i,
               (long long)d64[i], (long long)stack_dest[i]);
@@ -172,11 +150,11 @@ static void errors(void) {
     /* a pSync on the stack: reported by every member, nobody waits */
     long stack_psync[SHMEM_BARRIER_SYNC_SIZE];
     for (int i = 0; i < SHMEM_BARRIER_SYNC_SIZE; i++) stack_psync[i] = SHMEM_SYNC_VALUE;
-    cap_begin();
+    test_capture_begin();
     shmem_fcollect64(d64, s64, 1, SET, stack_psync);
-    cap_end();
-    CHECK(strstr(text, "pSync") && strstr(text, "not a symmetric"), "stack pSync: message \"%s\"",
-          text);
+    test_capture_end();
+    CHECK(strstr(t_captured, "pSync") && strstr(t_captured, "not a symmetric"),
+          "stack pSync: message \"%s\"", t_captured);
     CHECK(d64[0] == -1, "fcollect with a bad pSync wrote %lld", (long long)d64[0]);
     shmem_barrier(SET, bsync);
 }

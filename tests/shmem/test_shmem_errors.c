@@ -8,89 +8,63 @@
  * process's own stderr (fd 2 redirected to a temporary file around the call). */
 #include "shmem_testlib.h"
 
-static int saved_fd = -1;
-static FILE *cap;
-static char text[16384];
-
-static void cap_begin(void) {
-    fflush(stderr);
-    cap = tmpfile();
-    if (!cap) {
-        perror("tmpfile");
-        exit(2);
-    }
-    saved_fd = dup(2);
-    dup2(fileno(cap), 2);
-}
-
-static const char *cap_end(void) {
-    fflush(stderr);
-    dup2(saved_fd, 2);
-    close(saved_fd);
-    rewind(cap);
-    size_t n = fread(text, 1, sizeof text - 1, cap);
-    text[n] = '\0';
-    fclose(cap);
-    return text;
-}
-
 /* The captured text names the routine, and (when unit >= 0) the unit, and contains extra. */
 static void expect(const char *what, const char *routine, int unit, const char *extra) {
     char unit_text[32];
     snprintf(unit_text, sizeof unit_text, "unit %d", unit);
-    CHECK(strstr(text, routine) != NULL, "%s: the message does not name %s: \"%s\"", what, routine,
-          text);
+    CHECK(strstr(t_captured, routine) != NULL, "%s: the message does not name %s: \"%s\"", what,
+          routine, t_captured);
     if (unit >= 0)
-        CHECK(strstr(text, unit_text) != NULL,
-              "%s: the message does not name the unit (%s): \"%s\"", what, unit_text, text);
+        CHECK(strstr(t_captured, unit_text) != NULL,
+              "%s: the message does not name the unit (%s): \"%s\"", what, unit_text, t_captured);
     if (extra)
-        CHECK(strstr(text, extra) != NULL, "%s: the message does not say \"%s\": \"%s\"", what,
-              extra, text);
+        CHECK(strstr(t_captured, extra) != NULL, "%s: the message does not say \"%s\": \"%s\"",
+              what, extra, t_captured);
 }
 
 int g_target[4] = {5, 6, 7, 8};
 
 static void before_init(void) {
     int v;
-    cap_begin();
+    test_capture_begin();
     v = shmem_my_pe();
-    cap_end();
+    test_capture_end();
     expect("shmem_my_pe before init", "shmem_my_pe", -1, "shmem_init");
     CHECK(v < 0, "shmem_my_pe before init returned %d", v);
-    cap_begin();
+    test_capture_begin();
     v = shmem_n_pes();
-    cap_end();
+    test_capture_end();
     expect("shmem_n_pes before init", "shmem_n_pes", -1, "shmem_init");
     CHECK(v < 0, "shmem_n_pes before init returned %d", v);
-    cap_begin();
+    test_capture_begin();
     void *p = shmem_malloc(64);
-    cap_end();
+    test_capture_end();
     expect("shmem_malloc before init", "shmem_malloc", -1, "shmem_init");
     CHECK(p == NULL, "shmem_malloc before init returned %p", p);
-    cap_begin();
+    test_capture_begin();
     shmem_int_p(&g_target[0], 1, 0);
-    cap_end();
+    test_capture_end();
     expect("shmem_int_p before init", "shmem_int_p", -1, "shmem_init");
-    cap_begin();
+    test_capture_begin();
     int src[2] = {1, 2};
     shmem_int_put(g_target, src, 2, 0);
-    cap_end();
+    test_capture_end();
     expect("shmem_int_put before init", "shmem_int_put", -1, "shmem_init");
-    cap_begin();
+    test_capture_begin();
     v = shmem_int_g(&g_target[1], 0);
-    cap_end();
+    test_capture_end();
     expect("shmem_int_g before init", "shmem_int_g", -1, "shmem_init");
-    cap_begin();
+    test_capture_begin();
     shmem_int_atomic_add(&g_target[2], 1, 0);
-    cap_end();
+    test_capture_end();
     expect("shmem_int_atomic_add before init", "shmem_int_atomic_add", -1, "shmem_init");
-    cap_begin();
+    test_capture_begin();
     shmem_barrier_all();
-    cap_end();
+    test_capture_end();
     expect("shmem_barrier_all before init", "shmem_barrier_all", -1, "shmem_init");
-    cap_begin();
+    test_capture_begin();
     shmem_quiet();
-    cap_end();
+    test_capture_end();
     expect("shmem_quiet before init", "shmem_quiet", -1, "shmem_init");
     CHECK(g_target[0] == 5 && g_target[1] == 6 && g_target[2] == 7,
           "a call before init changed memory: %d %d %d", g_target[0], g_target[1], g_target[2]);
@@ -113,57 +87,57 @@ int main(void) {
     shmem_barrier_all();
 
     /* A put to a stack address. */
-    cap_begin();
+    test_capture_begin();
     shmem_int_put(stack_buf, junk, 8, right);
-    cap_end();
+    test_capture_end();
     expect("put to a stack address", "shmem_int_put", t_me, NULL);
     /* A put to malloc'd (not symmetric) memory. */
-    cap_begin();
+    test_capture_begin();
     shmem_int_put(priv, junk, 8, right);
-    cap_end();
+    test_capture_end();
     expect("put to malloc'd memory", "shmem_int_put", t_me, NULL);
     /* A put to a PE out of range, either side. */
-    cap_begin();
+    test_capture_begin();
     shmem_int_put(sym, junk, 8, t_np);
-    cap_end();
+    test_capture_end();
     expect("put to PE n_pes", "shmem_int_put", t_me, NULL);
-    cap_begin();
+    test_capture_begin();
     shmem_putmem(sym, junk, 8, -1);
-    cap_end();
+    test_capture_end();
     expect("putmem to PE -1", "shmem_putmem", t_me, NULL);
-    cap_begin();
+    test_capture_begin();
     shmem_int_p(&sym[1], -1, t_np + 5);
-    cap_end();
+    test_capture_end();
     expect("p to PE n_pes + 5", "shmem_int_p", t_me, NULL);
     /* A get from PE out of range, a get of a stack address. */
     int got[8] = {0};
-    cap_begin();
+    test_capture_begin();
     shmem_int_get(got, sym, 8, t_np);
-    cap_end();
+    test_capture_end();
     expect("get from PE n_pes", "shmem_int_get", t_me, NULL);
-    cap_begin();
+    test_capture_begin();
     shmem_int_get(got, stack_buf, 8, right);
-    cap_end();
+    test_capture_end();
     expect("get of a stack address", "shmem_int_get", t_me, NULL);
     /* Atomics: a stack address, a PE out of range. */
-    cap_begin();
+    test_capture_begin();
     shmem_int_atomic_add(&stack_buf[0], 1, right);
-    cap_end();
+    test_capture_end();
     expect("atomic_add on a stack address", "shmem_int_atomic_add", t_me, NULL);
-    cap_begin();
+    test_capture_begin();
     int f = shmem_int_atomic_fetch_inc(&sym[2], t_np);
-    cap_end();
+    test_capture_end();
     expect("atomic_fetch_inc on PE n_pes", "shmem_int_atomic_fetch_inc", t_me, NULL);
     (void)f;
     /* Nonblocking: the error is reported at the call, the quiet has nothing to complete. */
-    cap_begin();
+    test_capture_begin();
     shmem_int_put_nbi(stack_buf, junk, 8, right);
     shmem_quiet();
-    cap_end();
+    test_capture_end();
     expect("put_nbi to a stack address", "shmem_int_put_nbi", t_me, NULL);
 
     /* SHMEM_TEAM_INVALID where 1.5 defines the answer: that answer, and no message. */
-    cap_begin();
+    test_capture_begin();
     void *tp = shmem_team_ptr(SHMEM_TEAM_INVALID, sym, 0);
     int tmy = shmem_team_my_pe(SHMEM_TEAM_INVALID), tn = shmem_team_n_pes(SHMEM_TEAM_INVALID);
     int tr1 = shmem_team_translate_pe(SHMEM_TEAM_INVALID, 0, SHMEM_TEAM_WORLD);
@@ -173,12 +147,12 @@ int main(void) {
     shmem_team_destroy(SHMEM_TEAM_INVALID);
     shmem_ctx_t tctx = SHMEM_CTX_DEFAULT;
     int tcc = shmem_team_create_ctx(SHMEM_TEAM_INVALID, 0, &tctx);
-    cap_end();
+    test_capture_end();
     CHECK(tcc != 0 && tctx == SHMEM_CTX_INVALID, "team_create_ctx(SHMEM_TEAM_INVALID): %d", tcc);
     CHECK(tp == NULL && tmy == -1 && tn == -1 && tr1 == -1 && tr2 == -1 && tcf != 0,
           "SHMEM_TEAM_INVALID: team_ptr %p my_pe %d n_pes %d translate %d %d get_config %d", tp,
           tmy, tn, tr1, tr2, tcf);
-    CHECK(text[0] == '\0', "defined answers for SHMEM_TEAM_INVALID printed: %s", text);
+    CHECK(t_captured[0] == '\0', "defined answers for SHMEM_TEAM_INVALID printed: %s", t_captured);
 
     /* Nothing changed anywhere; and the library still works. */
     shmem_barrier_all();
@@ -198,9 +172,9 @@ int main(void) {
     int me = t_me;
     int rc = test_end("test_shmem_errors");
     /* After shmem_finalize. */
-    cap_begin();
+    test_capture_begin();
     int v = shmem_my_pe();
-    cap_end();
+    test_capture_end();
     t_me = me;
     long before = t_failures;
     expect("shmem_my_pe after finalize", "shmem_my_pe", -1, "shmem_init");

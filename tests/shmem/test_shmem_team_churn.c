@@ -1,15 +1,15 @@
 // np: 1 2
 /* Teams made and destroyed by the thousand (a program that splits inside its time loop). Team
- * handles are checked in constant time however many teams were made: 1,200 split/destroy pairs,
+ * handles are checked in constant time however many teams were made: 300 split/destroy pairs,
  * then a live team's queries and collectives work and give the right answers; the handle of a
  * team destroyed a moment ago is refused as destroyed, and the handle of one destroyed more than
- * 1,024 destructions ago is refused as not a team (its record is freed by then: the lookup never
+ * 256 destructions ago is refused as not a team (its record is freed by then: the lookup never
  * reads through the handle), neither crashes. Then contexts the same way: 3,000 made, used for a
  * put and destroyed; a context on a team goes with the team; a handle destroyed a moment ago is
  * refused. */
 #include "shmem_testlib.h"
 
-#define CYCLES 1200
+#define CYCLES 300
 
 long total;
 long slot[3000];
