@@ -405,6 +405,8 @@ uint64_t shmem_signal_fetch(const uint64_t *sig_addr) {
 
 shoal_err_t shmem__put_strided_any(shoal_gptr_t to, size_t dstep, const char *from, size_t sstep,
                                    size_t esize, size_t nelems) {
+    if (dstep == esize && sstep == esize) /* contiguous: one copy, not an element at a time */
+        return nelems ? shoal_put(to, from, nelems * esize) : SHOAL_OK;
     shoal_err_t err = SHOAL_OK;
     for (size_t k = 0; k < nelems && err == SHOAL_OK; k += STRIDED_CHUNK) {
         size_t n = nelems - k < STRIDED_CHUNK ? nelems - k : STRIDED_CHUNK;
