@@ -83,11 +83,10 @@ static shoal_err_t wait_and_reset(shoal_gptr_t mine, shoal_cmp_t cmp, uint64_t v
     return err;
 }
 
-shoal_err_t aset_agree(const aset_sync_t *s, shoal_err_t mine) {
+/* The agreement on my pSync, whose global pointer is base. */
+static shoal_err_t agree_at(const aset_sync_t *s, shoal_gptr_t base, shoal_err_t mine) {
     if (s->n_pes == 1) return mine;
-    shoal_gptr_t base;
-    shoal_err_t err = psync_base(s, &base);
-    if (err != SHOAL_OK) return mine != SHOAL_OK ? mine : err;
+    shoal_err_t err = SHOAL_OK;
     const char *call = shoal__current_call;
     const int first = world(s, 0);
     uint64_t verdict = 0;
@@ -129,11 +128,19 @@ shoal_err_t aset_agree(const aset_sync_t *s, shoal_err_t mine) {
     return SHOAL_OK;
 }
 
-/* The agreement, then my pSync's global pointer for the data phase. */
+shoal_err_t aset_agree(const aset_sync_t *s, shoal_err_t mine) {
+    if (s->n_pes == 1) return mine;
+    shoal_gptr_t base;
+    shoal_err_t err = psync_base(s, &base);
+    if (err != SHOAL_OK) return mine != SHOAL_OK ? mine : err;
+    return agree_at(s, base, mine);
+}
+
+/* My pSync's global pointer (for the data phase too), then the agreement. */
 static shoal_err_t enter(const aset_sync_t *s, shoal_err_t mine, shoal_gptr_t *base) {
-    shoal_err_t err = aset_agree(s, mine);
-    if (err == SHOAL_OK) err = psync_base(s, base);
-    return err;
+    shoal_err_t err = psync_base(s, base);
+    if (err != SHOAL_OK) return mine != SHOAL_OK ? mine : err;
+    return agree_at(s, *base, mine);
 }
 
 /* Waits for count blocks announced on my DATA word, and resets it. */
@@ -226,7 +233,7 @@ shoal_err_t aset_collect(const aset_sync_t *s, shoal_err_t mine, shoal_gptr_t de
                               "the end of the symmetric %s",
                               (unsigned long long)at, nbytes, i ? "global variables" : "heap");
     }
-    err = aset_agree(s, err);
+    err = agree_at(s, base, err);
     if (err != SHOAL_OK) return err;
     err = put_own(s, dest, (size_t)at, source, nbytes);
     for (int r = 1; r < s->n_pes && err == SHOAL_OK; r++)
