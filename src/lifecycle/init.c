@@ -84,9 +84,11 @@ static shoal_err_t discover_node(void) {
         SHOAL_MPI(MPI_Comm_split_type(rt->world, MPI_COMM_TYPE_SHARED, rt->myid, MPI_INFO_NULL,
                                       &machine));
         MPI_Comm_size(machine, &machine_units);
+        shoal__wait_configure(machine, machine_units);
         MPI_Comm_free(&machine);
+    } else {
+        shoal__wait_configure(rt->node, machine_units);
     }
-    shoal__wait_configure(machine_units);
     return SHOAL_OK;
 }
 
@@ -308,6 +310,7 @@ shoal_err_t shoal_finalize(void) {
         shoal__warn("%zu non-blocking operation(s) were never waited for; completed them", pending);
     shoal__rbcast_quiesce_all(); /* one-sided broadcasts in flight need every relay thread */
     shoal_err_t err = shoal__team_barrier(shoal__team_all()); /* messages name shoal_finalize */
+    shoal__wait_report();
     shoal__rbcast_stop_all(); /* nobody broadcasts any more: the relays go before the memory */
     shoal__progress_stop();
     shoal__sync_finalize();

@@ -50,9 +50,15 @@ static const cfg_entry_t table[] = {
      "a CPU of its own (a yield then hands the core to another program for a scheduler tick)",
      FIELD(spin_count_dedicated), 0, 100000000},
     {"SHOAL_OVERSUBSCRIBED", CFG_INT, "-1",
-     "-1: decide at start (more units on this machine than online CPUs); 0: every unit has a "
-     "CPU; 1: units share CPUs",
+     "-1: decide at start (more units on this machine than the CPUs they may use: the union of "
+     "their affinity masks, capped by their cgroup's CPU quota); 0: every unit has a CPU; 1: "
+     "units share CPUs",
      FIELD(oversubscribed), -1, 1},
+    {"SHOAL_SPIN_ADAPTIVE", CFG_BOOL, "1",
+     "With a CPU per unit, spin only SHOAL_SPIN_COUNT polls while the waits keep finding this "
+     "CPU wanted by other threads (a wait past SHOAL_SPIN_COUNT yields once and times it: another "
+     "job on the same CPUs), SHOAL_SPIN_COUNT_DEDICATED while they find it free",
+     FIELD(spin_adaptive), 0, 1},
     {"SHOAL_COLL_SCRATCH", CFG_SIZE, "256K",
      "Bytes of scratch each unit gives every team for collectives (staging, reductions)",
      FIELD(coll_scratch), 0, 0},

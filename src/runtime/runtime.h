@@ -37,8 +37,11 @@ typedef struct {
     int spin_count;             /* polls before yielding, oversubscribed */
     int spin_count_dedicated;   /* polls before yielding, a CPU per unit */
     int oversubscribed;         /* SHOAL_OVERSUBSCRIBED: -1 auto, 0, 1; resolved by shoal_init */
+    int spin_adaptive;          /* SHOAL_SPIN_ADAPTIVE: a CPU per unit, the budget adapts */
     int machine_units;          /* units on this machine (real shared-memory node, not pretend) */
-    int spin_polls;             /* the budget in force: spin_count or spin_count_dedicated */
+    int machine_cpus;           /* CPUs they may use (runtime/cpus.h) */
+    int spin_polls;             /* the budget in force: spin_count or spin_count_dedicated (the
+                                 * adaptive spin changes it: relaxed atomics) */
     size_t coll_scratch;        /* bytes of each team's collective scratch per unit */
     int coll_verbose;           /* print every collective's algorithm choice */
     int check_collectives;      /* agree on every collective call's arguments (coll/api.c) */

@@ -15,9 +15,30 @@ static inline void shoal__waiter_init(shoal_waiter_t *w) {
 }
 /* Call once per failed poll of the awaited condition. */
 void shoal__waiter_pause(shoal_waiter_t *w);
-/* Chooses the spin budget for this machine: oversubscribed (more units on it than online CPUs,
- * unless SHOAL_OVERSUBSCRIBED says) or a CPU per unit. Called once by shoal_init. */
-void shoal__wait_configure(int machine_units);
+/* Chooses the spin budget for this machine: oversubscribed (more units on it than CPUs they may
+ * use, runtime/cpus.h, unless SHOAL_OVERSUBSCRIBED says) or a CPU per unit, where the budget
+ * then adapts to what waits see (SHOAL_SPIN_ADAPTIVE). Collective over machine (the units of
+ * this shared-memory machine); called once by shoal_init. */
+void shoal__wait_configure(MPI_Comm machine, int machine_units);
+/* Prints (SHOAL_DEBUG) what the adaptive spin did; called by shoal_finalize. */
+void shoal__wait_report(void);
+
+/* The adaptive spin's decision, apart from the waits that feed it (unit-tested alone). Each wait
+ * that outlasts the short spin yields once there and times it: a yield that ran another thread in
+ * between says something else wants this CPU, so a long spin would hold it from them (and often
+ * from the very unit we wait for): a short vote; one that came straight back says nobody does, so
+ * spinning on costs nothing: a long vote. */
+enum { SHOAL_SPIN_VOTE_LONG = 0, SHOAL_SPIN_VOTE_SHORT = 1 };
+typedef struct {
+    int state;              /* score | short_mode << 8, changed by compare-and-swap */
+    unsigned long votes[2]; /* by kind, for the report */
+    unsigned long switches; /* mode changes, for the report */
+} shoal_spin_adapt_t;
+/* Records one vote; returns 1 when the short spin is now in force, 0 for the long one. */
+int shoal__spin_adapt_vote(shoal_spin_adapt_t *a, int vote);
+static inline int shoal__spin_adapt_short(const shoal_spin_adapt_t *a) {
+    return __atomic_load_n(&a->state, __ATOMIC_RELAXED) >> 8;
+}
 /* One poke of MPI's progress engine. */
 void shoal__progress_poke(void);
 

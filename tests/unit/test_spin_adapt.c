@@ -1,0 +1,41 @@
+/* The adaptive spin's decision (runtime/wait.h): waits that outlasted the long spin while others
+ * took the CPU move it to the short spin; waits that a long spin would have caught bring the long
+ * one back; single votes of the other kind do not flip it (hysteresis); counts are kept. */
+#include <stdio.h>
+
+#include "runtime/wait.h"
+#include "unit_check.h"
+
+int main(void) {
+    shoal_spin_adapt_t a = {0};
+    CHECK(!shoal__spin_adapt_short(&a), "starts with the long spin");
+    /* 3 short votes (score 6) are not yet enough; the 4th (8) is */
+    for (int i = 0; i < 3; i++)
+        CHECK(!shoal__spin_adapt_vote(&a, SHOAL_SPIN_VOTE_SHORT), "short too soon, vote %d", i);
+    CHECK(shoal__spin_adapt_vote(&a, SHOAL_SPIN_VOTE_SHORT), "4 short votes switch to short");
+    CHECK(a.switches == 1, "switches %lu", a.switches);
+    /* one long vote among short ones keeps the short spin */
+    CHECK(shoal__spin_adapt_vote(&a, SHOAL_SPIN_VOTE_LONG), "one long vote flipped it back");
+    /* a mix of one short per two long votes does not climb: score stays */
+    for (int i = 0; i < 30; i++) {
+        shoal__spin_adapt_vote(&a, SHOAL_SPIN_VOTE_SHORT);
+        shoal__spin_adapt_vote(&a, SHOAL_SPIN_VOTE_LONG);
+        CHECK(shoal__spin_adapt_vote(&a, SHOAL_SPIN_VOTE_LONG), "1 short : 2 long left short");
+    }
+    /* a run of long votes brings the long spin back: from the ceiling (16) down to 2 */
+    for (int i = 0; i < 20; i++) shoal__spin_adapt_vote(&a, SHOAL_SPIN_VOTE_SHORT);
+    int n = 0;
+    while (shoal__spin_adapt_vote(&a, SHOAL_SPIN_VOTE_LONG)) n++;
+    CHECK(n == 13, "long votes that left the short spin in force from the ceiling: %d, expected 13",
+          n);
+    CHECK(!shoal__spin_adapt_short(&a), "long spin after the run of long votes");
+    CHECK(a.switches == 2, "switches %lu", a.switches);
+    /* the score never goes below 0: many long votes, then 4 short ones switch again */
+    for (int i = 0; i < 100; i++) shoal__spin_adapt_vote(&a, SHOAL_SPIN_VOTE_LONG);
+    for (int i = 0; i < 3; i++) shoal__spin_adapt_vote(&a, SHOAL_SPIN_VOTE_SHORT);
+    CHECK(shoal__spin_adapt_vote(&a, SHOAL_SPIN_VOTE_SHORT), "4 short votes from the floor");
+    CHECK(a.votes[SHOAL_SPIN_VOTE_SHORT] == 4 + 30 + 20 + 4, "short votes %lu",
+          a.votes[SHOAL_SPIN_VOTE_SHORT]);
+    printf("test_spin_adapt: %s\n", failures ? "FAILED" : "OK");
+    return failures ? 1 : 0;
+}
