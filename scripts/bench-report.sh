@@ -74,5 +74,12 @@ if [[ " $mpis " == *" openmpi "* ]]; then
     # 4 PEs (oversubscribed on a 2-core machine: --quick keeps it short).
     "$root/bench/shmem-compare" --build-dir "$root/build/bench-openmpi" --np 4 --quick --out "$out/"
 fi
+# Graceful under load (issue 12): two jobs on the same CPUs, per waiting policy, Shoal against
+# the MPI under the same load (MPICH with its yield shim: the steady configuration).
+if [[ " $mpis " == *" mpich "* ]]; then
+    echo "=== co-located jobs (MPICH)"
+    SHOALRUN_MPICH_YIELD=1 "$root/bench/colocated" --jobs 2 --build "$root/build/bench-mpich" \
+        --out "$out/colocated" >"$out/colocated_mpich.md"
+fi
 echo "=== done in $((SECONDS - start)) s"
 echo "Report: $out/report.md"
