@@ -7,9 +7,10 @@
 #include "wait.h"
 
 /* A yield that returns later than this ran another thread in between: a bare sched_yield with
- * nobody else runnable costs 0.3-2 us (KVM guests at the top; 0.5 us mean on our EPYC guest, 2
- * in 10,000 over 8 us: interrupts). */
-#define YIELD_TAKEN_NS 8000
+ * nobody else runnable costs 0.5 us on average on our EPYC guest, and 2.5 in 10,000 take longer
+ * than 2 us (interrupts). Another job's unit often runs only a few microseconds before it yields
+ * back: a threshold of 8 us called 98 % of such probes free and left the long spin in force. */
+#define YIELD_TAKEN_NS 2000
 /* The score at which the short spin takes over, and at which the long one comes back (apart, so
  * the mode does not flip with every vote), and its ceiling. A short vote adds 2 and a long one
  * takes 1 away: holding a CPU somebody wants costs them a scheduler slice, a yield nobody takes
