@@ -41,7 +41,7 @@ static const cfg_entry_t table[] = {
      "Polls a wait makes back to back before it starts pausing between polls (a pause costs "
      "23-80 ns on our hosts, as much as a cache-line hand-off)",
      FIELD(spin_tight), 0, 100000000},
-    {"SHOAL_SPIN_COUNT", CFG_INT, "256",
+    {"SHOAL_SPIN_COUNT", CFG_INT, "64",
      "Polls a wait spins before it starts yielding the core, when this machine has more units "
      "than CPUs (the unit it waits for needs the core)",
      FIELD(spin_count), 0, 100000000},
