@@ -76,20 +76,13 @@ static double quota_on_path(const char *mount, const char *cgpath, int v2) {
     double tightest = 0;
     int n = snprintf(dir, sizeof dir, "%s%s", mount, cgpath);
     if (n <= 0 || (size_t)n >= sizeof dir) return 0;
-    size_t root = strlen(mount);
-    for (;;) {
-        size_t len = strlen(dir);
-        while (len > root + 1 && dir[len - 1] == '/') dir[--len] = '\0';
+    size_t root = strlen(mount), len = (size_t)n;
+    while (len > root && dir[len - 1] == '/') dir[--len] = '\0';
+    for (;;) { /* this cgroup, then each parent, the hierarchy's root last */
         double q = quota_at(dir, v2);
         if (q > 0 && (tightest == 0 || q < tightest)) tightest = q;
-        char *slash = strrchr(dir + root, '/');
-        if (!slash) break;
-        *slash = '\0';
-        if (slash == dir + root) { /* the hierarchy's root itself */
-            q = quota_at(mount, v2);
-            if (q > 0 && (tightest == 0 || q < tightest)) tightest = q;
-            break;
-        }
+        if (strlen(dir) <= root) break;
+        *strrchr(dir + root, '/') = '\0'; /* below the root, dir + root starts with '/' */
     }
     return tightest;
 }

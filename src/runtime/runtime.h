@@ -39,7 +39,6 @@ typedef struct {
     int oversubscribed;         /* SHOAL_OVERSUBSCRIBED: -1 auto, 0, 1; resolved by shoal_init */
     int spin_adaptive;          /* SHOAL_SPIN_ADAPTIVE: a CPU per unit, the budget adapts */
     int machine_units;          /* units on this machine (real shared-memory node, not pretend) */
-    int machine_cpus;           /* CPUs they may use (runtime/cpus.h) */
     int spin_polls;             /* the budget in force: spin_count or spin_count_dedicated (the
                                  * adaptive spin changes it: relaxed atomics) */
     size_t coll_scratch;        /* bytes of each team's collective scratch per unit */

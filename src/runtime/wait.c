@@ -105,7 +105,6 @@ void shoal__wait_configure(MPI_Comm machine, int machine_units) {
     shoal_cpus_t cpus;
     shoal__cpus_usable(machine, &cpus);
     rt->machine_units = machine_units;
-    rt->machine_cpus = cpus.usable;
     if (rt->oversubscribed < 0) rt->oversubscribed = machine_units > cpus.usable;
     rt->spin_polls = rt->oversubscribed ? rt->spin_count : rt->spin_count_dedicated;
     adapt.enabled =
