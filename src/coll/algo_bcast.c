@@ -46,13 +46,13 @@ static shoal_err_t bcast_linear(coll_args_t *a) {
  * slots, 42 ns here (2 units, AMD EPYC). Per line the message is copied in 56-byte pieces, which
  * costs more than one copy from about 1 KiB, so:
  *
- * Larger messages: slot e mod K (K = COLL_EAGER_SLOTS, e = the team's slot calls) holds a flag
+ * Larger messages: slot e mod K (K = COLL_BCAST_SLOTS, e = the team's slot calls) holds a flag
  * (e + 1) and up to 4 KiB; the root of call e needs the receiver to have finished call e - K
  * (its W_EAGER_DONE >= e - K + 1), read only when the value last read is too old. The message
  * shares its first cache line with the flag. */
 static shoal_target_t eager_slot(coll_args_t *a, int32_t member, uint64_t e) {
     return shoal__target_at(a->ct->seg, member,
-                            a->ct->slots_off + (e % COLL_EAGER_SLOTS) * COLL_EAGER_SLOT_STRIDE);
+                            a->ct->slots_off + (e % COLL_BCAST_SLOTS) * COLL_EAGER_SLOT_STRIDE);
 }
 
 static shoal_err_t bcast_eager_slots(coll_args_t *a) {
@@ -61,8 +61,9 @@ static shoal_err_t bcast_eager_slots(coll_args_t *a) {
     if (a->me == a->root) {
         for (int32_t i = 1; i < a->p; i++) {
             int32_t r = (a->root + i) % a->p;
-            SHOAL_TRY(coll_eager_post(a, r, e, W_EAGER_DONE(a->p), &ct->eager_done[r],
-                                      eager_slot(a, r, e), a->slocal, a->nbytes));
+            SHOAL_TRY(coll_eager_post(a, r, e, COLL_BCAST_SLOTS, W_EAGER_DONE(a->p),
+                                      &ct->eager_done[r], eager_slot(a, r, e), a->slocal,
+                                      a->nbytes));
         }
         coll_root_copy(a, a->nbytes);
     } else {

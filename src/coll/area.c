@@ -95,10 +95,10 @@ shoal_err_t shoal__coll_team_init(team_t *t) {
     ct->ring_off = (ct->sig_bytes + ct->scratch_bytes + COLL_EAGER_LINE - 1) / COLL_EAGER_LINE *
                    COLL_EAGER_LINE; /* the ring's lines are cache lines */
     ct->slots_off = ct->ring_off + COLL_EAGER_LINES * COLL_EAGER_LINE;
-    size_t bytes = ct->slots_off + COLL_EAGER_SLOTS * COLL_EAGER_SLOT_STRIDE;
+    size_t bytes = ct->slots_off + COLL_BCAST_SLOTS * COLL_EAGER_SLOT_STRIDE;
     if (t->size <= COLL_XCHG_UNITS) {
         ct->xchg_off = bytes;
-        bytes += COLL_EAGER_SLOTS * (size_t)t->size * COLL_XCHG_CELL;
+        bytes += COLL_XCHG_SLOTS * (size_t)t->size * COLL_XCHG_CELL;
     }
     shoal_err_t err = shoal__segment_create(t, bytes, SEG_INTERNAL, &ct->seg);
     if (err != SHOAL_OK) {

@@ -3,7 +3,7 @@
  * The synchronised algorithms make a writer wait for the receiver's READY (its dest is free for
  * this call), so every call costs at least a round trip, and back-to-back calls never overlap.
  * Here each member puts its message for member j into a cell of j's coll area instead (cell
- * `me` of j's slot e mod K, e = the team's count of eager exchanges, K = COLL_EAGER_SLOTS), then
+ * `me` of j's slot e mod K, e = the team's count of eager exchanges, K = COLL_XCHG_SLOTS), then
  * the cell's flag (e + 1), and goes on; j waits for the flags of the cells it needs in its own
  * slot and works from there. A writer of call e needs j to have finished call e - K (its
  * W_XCHG_DONE >= e - K + 1); it re-reads that word only when the value it last read is too old.
@@ -21,17 +21,18 @@
 /* Cell `from` of member `member`'s slot for exchange e. */
 static shoal_target_t cell(coll_args_t *a, int32_t member, uint64_t e, int32_t from) {
     size_t off =
-        a->ct->xchg_off + ((e % COLL_EAGER_SLOTS) * (size_t)a->p + (size_t)from) * COLL_XCHG_CELL;
+        a->ct->xchg_off + ((e % COLL_XCHG_SLOTS) * (size_t)a->p + (size_t)from) * COLL_XCHG_CELL;
     return shoal__target_at(a->ct->seg, member, off);
 }
 
 /* ---- The eager protocol (also the eager broadcast's, algo_bcast.c) ---- */
 
-shoal_err_t coll_eager_post(coll_args_t *a, int32_t peer, uint64_t e, int32_t done_word,
-                            uint64_t *done_seen, shoal_target_t flag, const void *src, size_t n) {
-    if (e >= COLL_EAGER_SLOTS && *done_seen < e - COLL_EAGER_SLOTS + 1) {
+shoal_err_t coll_eager_post(coll_args_t *a, int32_t peer, uint64_t e, uint64_t slots,
+                            int32_t done_word, uint64_t *done_seen, shoal_target_t flag,
+                            const void *src, size_t n) {
+    if (e >= slots && *done_seen < e - slots + 1) {
         shoal_target_t done = coll_word(a, peer, done_word);
-        SHOAL_TRY(shoal__wait_word(&done, SHOAL_CMP_GE, e - COLL_EAGER_SLOTS + 1, done_seen));
+        SHOAL_TRY(shoal__wait_word(&done, SHOAL_CMP_GE, e - slots + 1, done_seen));
     }
     uint64_t v = e + 1;
     if (flag.seg->atomics_direct) { /* the whole team is direct: plain stores, then the flag with
@@ -80,7 +81,7 @@ shoal_err_t coll_eager_leave(coll_args_t *a, int32_t done_word, uint64_t e) {
 
 /* Puts n bytes from src into my cell of peer's slot for exchange e, then the flag. */
 static shoal_err_t xchg_send(coll_args_t *a, uint64_t e, int32_t peer, const void *src, size_t n) {
-    return coll_eager_post(a, peer, e, W_XCHG_DONE(a->p), &a->ct->xchg_done[peer],
+    return coll_eager_post(a, peer, e, COLL_XCHG_SLOTS, W_XCHG_DONE(a->p), &a->ct->xchg_done[peer],
                            cell(a, peer, e, a->me), src, n);
 }
 

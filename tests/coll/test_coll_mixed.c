@@ -1,13 +1,13 @@
 /* Back-to-back collectives with the default selection, mixed kinds and roots: the eager broadcast
  * lets a root run ahead of the receivers (it only waits when its ring lines in a receiver are
  * still unread), so this test hammers exactly that. First bursts from one root whose receivers
- * start late, so that the root fills their rings and must wait for them (8-byte messages, a line
- * each, and 4 KiB ones, 74 lines each); then consecutive broadcasts from changing roots, of
- * changing sizes up to
- * the eager slot and just past it, interleaved with reductions, (f)collects, alltoalls and bursts
- * of scans (eager exchanges below 248 bytes: in a scan member 0 waits for nobody and runs ahead),
- * with a member that is made late now and then. Every result is checked against a reference.
- * Usage: test_coll_mixed [iterations] (default 2000). */
+ * start late, so that the root fills their rings or slots and must wait for them (700 8-byte
+ * messages, a ring line each, and 40 of 4 KiB, more than twice the 16 slots); then consecutive
+ * broadcasts from changing roots, of changing sizes up to the eager slot and just past it,
+ * interleaved with reductions, (f)collects, alltoalls and bursts of scans (eager exchanges below
+ * 248 bytes: in a scan member 0 waits for nobody and runs ahead), with a member that is made late
+ * now and then. Every result is checked against a reference. Usage: test_coll_mixed [iterations]
+ * (default 2000). */
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -81,7 +81,7 @@ int main(int argc, char **argv) {
             /* The bursts: eager forced, root 0, receivers 20 ms late; each call's bytes differ. */
             shoal_coll_override("broadcast", "eager");
             const size_t burst_n[2] = {8, 4096};
-            const int burst_calls[2] = {700, 12};
+            const int burst_calls[2] = {700, 40};
             for (int b = 0; b < 2; b++) {
                 if (me != 0) {
                     struct timespec late = {0, 20000000};

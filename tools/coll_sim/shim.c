@@ -416,7 +416,7 @@ int sim_record(const sim_case_t *c, sim_schedule_t *s, size_t max_events, char *
         sim_ct.ring_off = sim_ct.sig_bytes + sim_ct.scratch_bytes;
         sim_ct.slots_off = sim_ct.ring_off + COLL_EAGER_LINES * COLL_EAGER_LINE;
         sim_ct.xchg_off =
-            p <= COLL_XCHG_UNITS ? sim_ct.slots_off + COLL_EAGER_SLOTS * COLL_EAGER_SLOT_STRIDE : 0;
+            p <= COLL_XCHG_UNITS ? sim_ct.slots_off + COLL_BCAST_SLOTS * COLL_EAGER_SLOT_STRIDE : 0;
         sim_ct.eager_done = eager_done;
         sim_ct.ring_done = ring_done;
         sim_ct.xchg_done = xchg_done;
