@@ -95,6 +95,7 @@ struct coll_team {
     uint64_t xchg_seq;    /* eager exchanges called on this team so far */
     uint64_t *xchg_done;  /* [p] each member's W_XCHG_DONE as last read */
     size_t xchg_off;      /* where the exchange slots start in a member's part (0: none) */
+    size_t xchg_cell;     /* bytes of one exchange cell (coll_xchg_cell) */
     char *local_buf;      /* private staging kept between calls (linear reduce/scan), or NULL */
     size_t local_bytes;
     uint64_t *expected; /* [nwords] signals consumed per word */
@@ -167,12 +168,28 @@ shoal_err_t coll_native(coll_args_t *a);
 
 /* Eager exchange (eager.c: small fcollect, alltoall, reduce, scan): COLL_XCHG_SLOTS slots per
  * member after the broadcast's, each with one cell per member of the team: an 8-byte flag, then
- * up to COLL_XCHG_MAX bytes. Only teams of up to COLL_XCHG_UNITS have them. A member cannot leave
- * an exchange before every other has entered it, so nobody runs more than a call ahead: more
- * slots would only cost memory. */
-#define COLL_XCHG_SLOTS 4
-#define COLL_XCHG_CELL  ((size_t)1088) /* 1 KiB messages, plus the flag */
-#define COLL_XCHG_MAX   (COLL_XCHG_CELL - 8)
+ * up to the cell's size less 8 bytes. Only teams of up to COLL_XCHG_UNITS have them. In an
+ * fcollect, alltoall or reduce nobody leaves before every member has entered, so nobody runs
+ * more than a call ahead (a scan's member 0 may, up to the slots): more slots would only cost
+ * memory.
+ * The cell's size depends on whether the team's units share CPUs (every member says its machine
+ * is oversubscribed). With a CPU per unit, 1 KiB messages: from there the synchronised
+ * algorithms, one copy from the source, beat the eager one's two (2 units, AMD EPYC, 4 KiB
+ * fcollect: 0.30 against 0.60 us). Sharing CPUs, every round trip can cost a switch, and a cell
+ * takes 4 KiB up to 7 units (smaller above, within COLL_XCHG_SLOT_BYTES per slot): at 4 units
+ * on 2 CPUs the eager fcollect, collect, alltoall, reduce and scan of 4 KiB took 4.1-8.2 us
+ * against 11.1-17.6 us. */
+#define COLL_XCHG_SLOTS      4
+#define COLL_XCHG_SLOT_BYTES ((size_t)32768)
+#define COLL_XCHG_CELL_MIN   ((size_t)1088) /* 1 KiB messages, plus the flag */
+#define COLL_XCHG_CELL_MAX   ((size_t)4160) /* 4 KiB messages, the flag, and line alignment */
+/* Bytes of a cell on a team of p members (cpus_shared: they share CPUs). Whole cache lines, so
+ * that a cell's flag and its first data share a line of their own. */
+static inline size_t coll_xchg_cell(int32_t p, int cpus_shared) {
+    size_t cell = COLL_XCHG_SLOT_BYTES / (size_t)(p > 0 ? p : 1) / 64 * 64;
+    if (!cpus_shared || cell < COLL_XCHG_CELL_MIN) return COLL_XCHG_CELL_MIN;
+    return cell > COLL_XCHG_CELL_MAX ? COLL_XCHG_CELL_MAX : cell;
+}
 #define COLL_XCHG_UNITS 16
 
 /* Applicability flags. */

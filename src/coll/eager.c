@@ -8,7 +8,8 @@
  * slot and works from there. A writer of call e needs j to have finished call e - K (its
  * W_XCHG_DONE >= e - K + 1); it re-reads that word only when the value it last read is too old.
  * Every member stores its W_XCHG_DONE when it leaves an exchange, whatever it sent. A cell is the
- * 8-byte flag and up to 1080 bytes of message, so a small message shares the flag's cache line; on
+ * 8-byte flag and up to 1080 bytes of message (up to 4152 when the units share CPUs:
+ * coll_xchg_cell), so a small message shares the flag's cache line; on
  * the direct path both are plain stores ordered by a release store of the flag (no full fence).
  * Every member counts the team's exchanges identically: the selection depends only on arguments
  * that are the same on every member. */
@@ -21,7 +22,7 @@
 /* Cell `from` of member `member`'s slot for exchange e. */
 static shoal_target_t cell(coll_args_t *a, int32_t member, uint64_t e, int32_t from) {
     size_t off =
-        a->ct->xchg_off + ((e % COLL_XCHG_SLOTS) * (size_t)a->p + (size_t)from) * COLL_XCHG_CELL;
+        a->ct->xchg_off + ((e % COLL_XCHG_SLOTS) * (size_t)a->p + (size_t)from) * a->ct->xchg_cell;
     return shoal__target_at(a->ct->seg, member, off);
 }
 
@@ -101,15 +102,15 @@ static shoal_err_t xchg_done(coll_args_t *a, uint64_t e) {
  * can pick "eager", which only copies them out of the cells. Whatever runs, the exchange closes
  * after it (coll_eager_end). */
 #define COLLECT_UNITS 8
-#define BLOCK_MAX     (COLL_XCHG_MAX - 8)
+#define BLOCK_MAX(a)  ((a)->ct->xchg_cell - 16) /* the cell less its flag and the size */
 
 shoal_err_t coll_eager_collect_sizes(coll_args_t *a, size_t mine) {
     uint64_t e = a->ct->xchg_seq++;
-    char msg[COLL_XCHG_MAX];
+    char msg[COLL_XCHG_CELL_MAX - 8];
     uint64_t size = mine;
-    size_t len = 8 + (mine <= BLOCK_MAX ? mine : 0);
+    size_t len = 8 + (mine <= BLOCK_MAX(a) ? mine : 0);
     memcpy(msg, &size, 8);
-    if (mine <= BLOCK_MAX) memcpy(msg + 8, a->slocal, mine);
+    if (mine <= BLOCK_MAX(a)) memcpy(msg + 8, a->slocal, mine);
     for (int32_t i = 1; i < a->p; i++) SHOAL_TRY(xchg_send(a, e, (a->me + i) % a->p, msg, len));
     a->xchg_e = e;
     a->xchg_open = 1;
@@ -123,7 +124,7 @@ shoal_err_t coll_eager_collect_sizes(coll_args_t *a, size_t mine) {
             SHOAL_TRY(xchg_recv(a, e, r, &d));
             memcpy(&s, d, 8);
         }
-        if (s > BLOCK_MAX) a->xchg_blocks = 0;
+        if (s > BLOCK_MAX(a)) a->xchg_blocks = 0;
         a->sizes[r] = (size_t)s;
         a->offsets[r] = sum;
         if ((size_t)s > SIZE_MAX - sum) overflow = 1;
@@ -192,7 +193,7 @@ shoal_err_t coll_eager_alltoall(coll_args_t *a) {
  * every member) into dest; my own vector comes from src. dest may be src. */
 static shoal_err_t reduce_cells(coll_args_t *a, uint64_t e, int32_t last) {
     size_t n = a->nbytes;
-    char acc[COLL_XCHG_MAX];
+    char acc[COLL_XCHG_CELL_MAX - 8];
     for (int32_t r = 0; r <= last; r++) {
         const char *d = a->slocal;
         if (r != a->me) SHOAL_TRY(xchg_recv(a, e, r, &d));

@@ -139,7 +139,7 @@ static int applies_typed(const coll_algo_t *g, const shape_t *s, int radix, size
         /* (api.c: a team whose words go through MPI gets the sizes by MPI_Allgather, with blocks of
          * its own that only native reads) */
         a.xchg_blocks = t->coll->seg->atomics_direct && coll_eager_collect_possible(&a) &&
-                        most <= COLL_XCHG_MAX - 8;
+                        most <= t->coll->xchg_cell - 16;
     }
     a.dseg = (segment_t *)1;
     a.sseg = inplace ? (segment_t *)1 : (segment_t *)2;
@@ -248,9 +248,10 @@ static void sweep_kind(const shape_t *s, coll_kind_t kind, const size_t *sizes, 
                     }
                     case COLL_ALLTOALL:
                     case COLL_ALLTOALLS: {
-                        if (!applies(g, s, rads[ri], 0, n, 0)) break;
+                        /* alltoall: blocks of n / p + 1 bytes (the size the checks see) */
+                        size_t blk = n / (size_t)s->p + 1;
+                        if (!applies(g, s, rads[ri], 0, kind == COLL_ALLTOALL ? blk : n, 0)) break;
                         if (kind == COLL_ALLTOALL) {
-                            size_t blk = n / (size_t)s->p + 1;
                             if (blk * (size_t)s->p > MAXBUF / 2) break;
                             for (int q = 0; q < s->p; q++)
                                 for (size_t i = 0; i < blk; i++)
@@ -445,10 +446,11 @@ int main(int argc, char **argv) {
         if (third != SHOAL_TEAM_NULL) shapes[nshapes++] = (shape_t){third, 0, 0, "every-third"};
         if (holes != SHOAL_TEAM_NULL) shapes[nshapes++] = (shape_t){holes, 0, 0, "all-but-1"};
     }
-    static const size_t ci_sizes[] = {0, 1, 7, 8, 1000, 65539};
-    static const size_t full_sizes[] = {0, 1, 7, 8, 64, 1000, 4096, 65539, 262147, 1048583};
+    /* 4152: a message that ends exactly at the end of an eager exchange cell (up to 7 units) */
+    static const size_t ci_sizes[] = {0, 1, 7, 8, 1000, 4152, 65539};
+    static const size_t full_sizes[] = {0, 1, 7, 8, 64, 1000, 4096, 4152, 65539, 262147, 1048583};
     const size_t *sizes = full ? full_sizes : ci_sizes;
-    int nsizes = full ? 10 : 6, iters = full ? 3 : 2;
+    int nsizes = full ? 11 : 7, iters = full ? 3 : 2;
 
     /* Every member walks the shapes in the same order; members outside a shape skip it. */
     for (int si = 0; si < nshapes; si++) {
