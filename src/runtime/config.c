@@ -41,9 +41,10 @@ static const cfg_entry_t table[] = {
      "Polls a wait makes back to back before it starts pausing between polls (a pause costs "
      "23-80 ns on our hosts, as much as a cache-line hand-off)",
      FIELD(spin_tight), 0, 100000000},
-    {"SHOAL_SPIN_COUNT", CFG_INT, "64",
-     "Polls a wait spins before it starts yielding the core, when this machine has more units "
-     "than CPUs (the unit it waits for needs the core)",
+    {"SHOAL_SPIN_COUNT", CFG_INT, "0",
+     "Paused polls a wait spins after the tight ones before it starts yielding the core, when "
+     "this machine has more units than CPUs (the unit it waits for needs the core) or the "
+     "adaptive spin finds other jobs on its CPUs",
      FIELD(spin_count), 0, 100000000},
     {"SHOAL_SPIN_COUNT_DEDICATED", CFG_INT, "4096",
      "Polls a wait spins before it starts yielding the core, when every unit of this machine has "
@@ -56,8 +57,8 @@ static const cfg_entry_t table[] = {
      FIELD(oversubscribed), -1, 1},
     {"SHOAL_SPIN_ADAPTIVE", CFG_BOOL, "1",
      "With a CPU per unit, spin only SHOAL_SPIN_COUNT polls while the waits keep finding this "
-     "CPU wanted by other threads (a wait past SHOAL_SPIN_COUNT yields once and times it: another "
-     "job on the same CPUs), SHOAL_SPIN_COUNT_DEDICATED while they find it free",
+     "CPU wanted by other threads (a wait's first yield, or 64 polls into the long spin, is "
+     "timed: another job on the same CPUs), SHOAL_SPIN_COUNT_DEDICATED while they find it free",
      FIELD(spin_adaptive), 0, 1},
     {"SHOAL_COLL_SCRATCH", CFG_SIZE, "256K",
      "Bytes of scratch each unit gives every team for collectives (staging, reductions)",

@@ -15,9 +15,14 @@
  * the mode does not flip with every vote), and its ceiling. A short vote adds 2 and a long one
  * takes 1 away: holding a CPU somebody wants costs them a scheduler slice, a yield nobody takes
  * costs half a microsecond. */
-#define ADAPT_TO_SHORT 8
-#define ADAPT_TO_LONG  2
-#define ADAPT_MAX      16
+/* Where a wait probes, in paused polls past the tight ones. In the short spin its first yield is
+ * the probe. In the long spin it probes this far in, so that on a machine to itself the waits
+ * that end within a couple of microseconds never pay for a yield (a probe there costs 0.5 us),
+ * however short the short spin is. */
+#define PROBE_POLLS_LONG 64
+#define ADAPT_TO_SHORT   8
+#define ADAPT_TO_LONG    2
+#define ADAPT_MAX        16
 
 static struct {
     int enabled; /* a CPU per unit, SHOAL_SPIN_ADAPTIVE=1, and two budgets to choose from */
@@ -84,12 +89,17 @@ void shoal__waiter_pause(shoal_waiter_t *w) {
         if ((n & 63) == 0) shoal__progress_poke();
         return;
     }
-    unsigned short_spin = shoal__rt.spin_count > 0 ? (unsigned)shoal__rt.spin_count : 1;
-    if (adapt.enabled && n == tight + short_spin) {
-        probe_yield();
-        return;
-    }
     unsigned budget = (unsigned)__atomic_load_n(&shoal__rt.spin_polls, __ATOMIC_RELAXED);
+    if (adapt.enabled) {
+        unsigned short_spin = shoal__rt.spin_count > 0 ? (unsigned)shoal__rt.spin_count : 1;
+        unsigned probe_at = budget > (unsigned)shoal__rt.spin_count && short_spin < PROBE_POLLS_LONG
+                                ? PROBE_POLLS_LONG /* the long spin */
+                                : short_spin;
+        if (n == tight + probe_at) {
+            probe_yield();
+            return;
+        }
+    }
     if (n < tight + budget) {
         shoal__cpu_relax();
         if ((n & 63) == 0) shoal__progress_poke();
