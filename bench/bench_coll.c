@@ -28,7 +28,9 @@
  *          the CSV always has both), --budget S (seconds; past it the remaining sizes get 3
  *          batches; default 80, --quick 60), --load N (N other processes spinning on the CPUs
  *          for the whole run, forked by unit 0: Shoal and MPI measured under the same
- *          background load, issue 12).
+ *          background load, issue 12), --touch (every call, Shoal's and MPI's, is preceded by a
+ *          write to each cache line of the source and followed by a read of each line of the
+ *          result, as in a program; see touch_src).
  * Exit status: 0 when it ran (no performance target fails it); 1 when a call returned an error
  * or moved wrong data; 2 on bad usage. */
 #include <errno.h>
@@ -119,7 +121,8 @@ typedef struct {
 } cell_t;
 
 typedef struct {
-    int quick, batches, only[NK], use_min;
+    int quick, batches, only[NK], use_min, touch;
+    char touch_sink; /* --touch's reads go here, so that they are made */
     double batch_ns, budget_s, t_start;
     int over_budget;
     size_t max_size;
@@ -298,10 +301,29 @@ static shoal_err_t select_variant(int k, const variant_t *v) {
 }
 
 /* Runs n calls of variant v; returns the local elapsed ns, or -1 when a call failed. */
+/* --touch: what a program does around a call, one access per cache line: it has just written
+ * its source (the lines are modified in its cache) and reads the result afterwards. Without it
+ * the source stays clean in every cache and nobody reads dest, which flatters algorithms that
+ * copy once straight from the source against those that stage the data (eager ones). */
+static void touch_src(int k, size_t s) {
+    volatile char *v = C.sl;
+    size_t bytes = k == K_BARRIER ? 0 : k == K_ALLTOALL ? s * (size_t)C.p : s;
+    for (size_t i = 0; i < bytes; i += 64) v[i] = v[i];
+}
+
+static void touch_dest(int k, size_t s) {
+    const volatile char *v = C.dl;
+    size_t bytes = dest_bytes(k, s);
+    char sink = 0;
+    for (size_t i = 0; i < bytes; i += 64) sink ^= v[i];
+    C.touch_sink ^= sink;
+}
+
 static double run_variant(int k, const variant_t *v, size_t s, long n) {
     double t0 = bench_now_ns();
     for (long i = 0; i < n; i++) {
         int bad;
+        if (C.touch) touch_src(k, s);
         if (v->type == V_MPI)
             bad = mpi_call(k, s) != MPI_SUCCESS;
         else if (v->type == V_SYNC)
@@ -309,6 +331,7 @@ static double run_variant(int k, const variant_t *v, size_t s, long n) {
         else
             bad = shoal_call(k, s) != SHOAL_OK;
         if (bad) return -1;
+        if (C.touch) touch_dest(k, s);
     }
     return bench_now_ns() - t0;
 }
@@ -755,8 +778,8 @@ static void write_csv(const char *path) {
         fprintf(stderr, "bench_coll: cannot write %s: %s\n", path, strerror(errno));
         return;
     }
-    fprintf(f, "# bench_coll mpi=%s np=%d direct=%d cores=%ld\n", mpi_lib(), (int)C.p, C.direct,
-            C.cores);
+    fprintf(f, "# bench_coll mpi=%s np=%d direct=%d cores=%ld%s\n", mpi_lib(), (int)C.p, C.direct,
+            C.cores, C.touch ? " touch=1" : "");
     fprintf(f, "collective,size_bytes,variant,algorithm,median_us,q1_us,q3_us,iters,status,"
                "min_us\n");
     static const char *st[] = {"none", "ok", "na", "error"};
@@ -825,7 +848,7 @@ static void read_compare(const char *path) {
 static void usage(void) {
     fprintf(stderr, "usage: bench_coll [--quick] [--csv FILE] [--compare FILE] [--batches N] "
                     "[--batch-us T] [--max-size SIZE] [--only barrier,broadcast,...] "
-                    "[--stat median|min] [--budget SECONDS] [--load N]\n");
+                    "[--stat median|min] [--budget SECONDS] [--load N] [--touch]\n");
 }
 
 int main(int argc, char **argv) {
@@ -836,6 +859,8 @@ int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick"))
             C.quick = 1;
+        else if (!strcmp(argv[i], "--touch"))
+            C.touch = 1;
         else if (!strcmp(argv[i], "--csv") && i + 1 < argc)
             csv = argv[++i];
         else if (!strcmp(argv[i], "--compare") && i + 1 < argc)
@@ -956,6 +981,9 @@ int main(int argc, char **argv) {
                "calls)%s\n",
                C.use_min ? "MINIMUM (--stat min)" : "median", C.batches, C.batch_ns / 1e3,
                MAX_ITERS, C.quick ? "; --quick run" : "");
+        if (C.touch)
+            printf("- --touch: each call (Shoal's and MPI's) is preceded by a write to every cache "
+                   "line of the source and followed by a read of every line of the result\n");
         printf("- algorithms: %s; auto = the decision table's choice (named in brackets); n/a = "
                "the algorithm does not apply here\n",
                HAVE_REGISTRY ? "every one in Shoal's registry"

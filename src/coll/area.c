@@ -62,10 +62,7 @@ shoal_err_t shoal__coll_team_init(team_t *t) {
     size_t p = (size_t)t->size;
     int *colour = malloc(p * sizeof *colour);
     keyed_t *tmp = malloc(2 * p * sizeof *tmp);
-    /* [0]: this member has room; [1]: its units share CPUs (the exchange cells' size) */
-    int mine[2] = {ct != NULL && colour != NULL && tmp != NULL, shoal__rt.oversubscribed > 0},
-        all[2] = {0, 0};
-    int ok = mine[0], all_ok = 0;
+    int ok = ct != NULL && colour != NULL && tmp != NULL, all_ok = 0;
     if (ok) {
         ct->nwords = COLL_NWORDS(t->size);
         ct->expected = calloc((size_t)ct->nwords, sizeof *ct->expected);
@@ -79,9 +76,7 @@ shoal_err_t shoal__coll_team_init(team_t *t) {
              ct->xchg_done != NULL && ct->node_of != NULL && ct->by_node != NULL &&
              ct->node_start != NULL;
     }
-    mine[0] = ok;
-    int rc = MPI_Allreduce(mine, all, 2, MPI_INT, MPI_LAND, t->comm);
-    all_ok = all[0];
+    int rc = MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, t->comm);
     if (rc == MPI_SUCCESS && all_ok) /* every member has room: where does each one live? */
         rc = MPI_Allgather(&shoal__rt.node_colour, 1, MPI_INT, colour, 1, MPI_INT, t->comm);
     if (rc == MPI_SUCCESS && all_ok) build_node_map(ct, colour, t->size, tmp);
@@ -103,7 +98,7 @@ shoal_err_t shoal__coll_team_init(team_t *t) {
     size_t bytes = ct->slots_off + COLL_BCAST_SLOTS * COLL_EAGER_SLOT_STRIDE;
     if (t->size <= COLL_XCHG_UNITS) {
         ct->xchg_off = bytes;
-        ct->xchg_cell = coll_xchg_cell(t->size, all[1]);
+        ct->xchg_cell = coll_xchg_cell(t->size);
         bytes += COLL_XCHG_SLOTS * (size_t)t->size * ct->xchg_cell;
     }
     shoal_err_t err = shoal__segment_create(t, bytes, SEG_INTERNAL, &ct->seg);

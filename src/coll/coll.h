@@ -171,24 +171,22 @@ shoal_err_t coll_native(coll_args_t *a);
  * up to the cell's size less 8 bytes. Only teams of up to COLL_XCHG_UNITS have them. In an
  * fcollect, alltoall or reduce nobody leaves before every member has entered, so nobody runs
  * more than a call ahead (a scan's member 0 may, up to the slots): more slots would only cost
- * memory.
- * The cell's size depends on whether the team's units share CPUs (every member says its machine
- * is oversubscribed). With a CPU per unit, 1 KiB messages: from there the synchronised
- * algorithms, one copy from the source, beat the eager one's two (2 units, AMD EPYC, 4 KiB
- * fcollect: 0.30 against 0.60 us). Sharing CPUs, every round trip can cost a switch, and a cell
- * takes 4 KiB up to 7 units (smaller above, within COLL_XCHG_SLOT_BYTES per slot): at 4 units
- * on 2 CPUs the eager fcollect, collect, alltoall, reduce and scan of 4 KiB took 4.1-8.2 us
- * against 11.1-17.6 us. */
+ * memory. A cell takes 4 KiB messages up to 7 units and shrinks above, to keep a slot within
+ * COLL_XCHG_SLOT_BYTES per member (at least 1 KiB messages). With 1 KiB cells a 4 KiB fcollect
+ * took a synchronised algorithm, one copy straight from the source but a round trip: where the
+ * program writes its source and reads the result (bench_coll --touch), 2 units, eager is faster
+ * (docs/collectives.md), and with units sharing CPUs each round trip can cost a switch. */
 #define COLL_XCHG_SLOTS      4
 #define COLL_XCHG_SLOT_BYTES ((size_t)32768)
 #define COLL_XCHG_CELL_MIN   ((size_t)1088) /* 1 KiB messages, plus the flag */
 #define COLL_XCHG_CELL_MAX   ((size_t)4160) /* 4 KiB messages, the flag, and line alignment */
-/* Bytes of a cell on a team of p members (cpus_shared: they share CPUs). Whole cache lines, so
- * that a cell's flag and its first data share a line of their own. */
-static inline size_t coll_xchg_cell(int32_t p, int cpus_shared) {
+/* Bytes of a cell on a team of p members: whole cache lines, so that a cell's flag and its first
+ * data share a line of their own. */
+static inline size_t coll_xchg_cell(int32_t p) {
     size_t cell = COLL_XCHG_SLOT_BYTES / (size_t)(p > 0 ? p : 1) / 64 * 64;
-    if (!cpus_shared || cell < COLL_XCHG_CELL_MIN) return COLL_XCHG_CELL_MIN;
-    return cell > COLL_XCHG_CELL_MAX ? COLL_XCHG_CELL_MAX : cell;
+    return cell < COLL_XCHG_CELL_MIN   ? COLL_XCHG_CELL_MIN
+           : cell > COLL_XCHG_CELL_MAX ? COLL_XCHG_CELL_MAX
+                                       : cell;
 }
 #define COLL_XCHG_UNITS 16
 

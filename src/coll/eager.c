@@ -8,8 +8,8 @@
  * slot and works from there. A writer of call e needs j to have finished call e - K (its
  * W_XCHG_DONE >= e - K + 1); it re-reads that word only when the value it last read is too old.
  * Every member stores its W_XCHG_DONE when it leaves an exchange, whatever it sent. A cell is the
- * 8-byte flag and up to 1080 bytes of message (up to 4152 when the units share CPUs:
- * coll_xchg_cell), so a small message shares the flag's cache line; on
+ * 8-byte flag and up to 4152 bytes of message (fewer past 7 members: coll_xchg_cell), so a small
+ * message shares the flag's cache line; on
  * the direct path both are plain stores ordered by a release store of the flag (no full fence).
  * Every member counts the team's exchanges identically: the selection depends only on arguments
  * that are the same on every member. */

@@ -83,13 +83,13 @@ const char *coll_not_applicable(const coll_algo_t *g, const coll_args_t *a, int 
     if ((g->needs & NEEDS_EAGER_SIZE) && a->msg_bytes > COLL_EAGER_SLOT)
         return "message larger than an eager slot (4 KiB)";
     if ((g->needs & NEEDS_XCHG_BLOCKS) && !a->xchg_blocks)
-        return "needs every block to fit an eager exchange cell (1072 bytes; 4144 up to 7 units "
-               "sharing CPUs), on up to 8 units";
+        return "needs every block to fit an eager exchange cell (4144 bytes up to 7 units, 4080 at "
+               "8), on up to 8 units";
     if ((g->needs & NEEDS_XCHG) && !a->ct->xchg_off)
         return "team larger than 16 units (no eager exchange slots)";
     if ((g->needs & NEEDS_XCHG) && a->nbytes > a->ct->xchg_cell - 8)
-        return "message larger than an eager exchange cell (1080 bytes per member; units sharing "
-               "CPUs: 4152 up to 7 units, 32 KiB / units above)";
+        return "message larger than an eager exchange cell (4152 bytes per member up to 7 units, "
+               "32 KiB / units less 8 above, at least 1080)";
     if ((g->needs & NEEDS_CPU_WORDS) && !coll_words_direct(a))
         return "needs the team's words in shared memory (every member on this node, direct path)";
     if (g->needs & NEEDS_MPI_COLL) {

@@ -118,9 +118,9 @@ static void tuning_rule(FILE *f, coll_kind_t kind, const row_t *w, int32_t p_lo,
     if ((needs & NEEDS_XCHG_BLOCKS) && (p_hi <= 0 || p_hi > 8)) p_hi = 8;
     size_t cap = SIZE_MAX;
     if (needs & NEEDS_EAGER_SIZE) cap = COLL_EAGER_SLOT;
-    /* the cells of a CPU per unit, as simulated (area.c) */
-    if (needs & NEEDS_XCHG) cap = coll_xchg_cell(p_hi, 0) - 8;
-    if (needs & NEEDS_XCHG_BLOCKS) cap = coll_xchg_cell(p_hi, 0) - 16;
+    /* cells shrink as teams grow: the range's largest team has the smallest (area.c) */
+    if (needs & NEEDS_XCHG) cap = coll_xchg_cell(p_hi) - 8;
+    if (needs & NEEDS_XCHG_BLOCKS) cap = coll_xchg_cell(p_hi) - 16;
     if (cap != SIZE_MAX && (kind == COLL_COLLECT || kind == COLL_FCOLLECT)) cap *= (size_t)p_lo;
     if (b_hi > cap) b_hi = cap;
     fprintf(f, "%s %s", kind_names[kind], w->algo->name);

@@ -321,7 +321,7 @@ static void case_args(const sim_case_t *c, coll_args_t *ap) {
     a.ct = &sim_ct;
     sim_ct.scratch_bytes = 256 * 1024; /* SHOAL_COLL_SCRATCH's default */
     sim_ct.xchg_off = c->p <= COLL_XCHG_UNITS ? 1 : 0;
-    sim_ct.xchg_cell = coll_xchg_cell(c->p, 0); /* a CPU per unit, as simulated */
+    sim_ct.xchg_cell = coll_xchg_cell(c->p);
     sim_ct.seg = &sim_seg; /* its words are not CPU atomics: the "flags" barrier does not apply */
     sim_node_map(c);       /* out of memory: the previous map stays, only the choice may differ */
     case_sizes(c, &a);
@@ -418,7 +418,7 @@ int sim_record(const sim_case_t *c, sim_schedule_t *s, size_t max_events, char *
         sim_ct.slots_off = sim_ct.ring_off + COLL_EAGER_LINES * COLL_EAGER_LINE;
         sim_ct.xchg_off =
             p <= COLL_XCHG_UNITS ? sim_ct.slots_off + COLL_BCAST_SLOTS * COLL_EAGER_SLOT_STRIDE : 0;
-        sim_ct.xchg_cell = coll_xchg_cell(p, 0);
+        sim_ct.xchg_cell = coll_xchg_cell(p);
         sim_ct.eager_done = eager_done;
         sim_ct.ring_done = ring_done;
         sim_ct.xchg_done = xchg_done;
