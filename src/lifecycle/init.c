@@ -21,7 +21,8 @@
 #include "team/team.h"
 #include "xport/probe.h"
 
-shoal_runtime_t shoal__rt = {.debug = 1, .spin_tight = 64, .spin_count = 64, .spin_polls = 64};
+shoal_runtime_t shoal__rt = {
+    .debug = 1, .spin_tight = 64, .spin_count = 64, .spin_polls = 64, .spin_back_to_back = 64};
 
 /* Per-team state above team/: created in this order with every team, destroyed in reverse (the
  * collectives' area, then locks and the signal area, then the allocations). */

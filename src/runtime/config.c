@@ -38,17 +38,18 @@ static const cfg_entry_t table[] = {
      "Microseconds the progress thread sleeps between polls", FIELD(progress_interval_us), 1,
      1000000},
     {"SHOAL_SPIN_TIGHT", CFG_INT, "64",
-     "Polls a wait makes back to back before it starts pausing between polls (a pause costs "
-     "23-80 ns on our hosts, as much as a cache-line hand-off)",
+     "The long spin: polls a wait makes back to back before it starts pausing between polls (a "
+     "pause costs 23-80 ns on our hosts, as much as a cache-line hand-off)",
      FIELD(spin_tight), 0, 100000000},
     {"SHOAL_SPIN_COUNT", CFG_INT, "0",
-     "Paused polls a wait spins after the tight ones before it starts yielding the core, when "
-     "this machine has more units than CPUs (the unit it waits for needs the core) or the "
-     "adaptive spin finds other jobs on its CPUs",
+     "The short spin: polls a wait makes before it starts yielding the core, when this machine "
+     "has more units than CPUs (the unit it waits for may need this core) or the adaptive spin "
+     "finds other jobs on its CPUs",
      FIELD(spin_count), 0, 100000000},
     {"SHOAL_SPIN_COUNT_DEDICATED", CFG_INT, "4096",
-     "Polls a wait spins before it starts yielding the core, when every unit of this machine has "
-     "a CPU of its own (a yield then hands the core to another program for a scheduler tick)",
+     "The long spin: polls with a pause a wait makes after SHOAL_SPIN_TIGHT before it starts "
+     "yielding the core, when every unit of this machine has a CPU of its own (a yield then hands "
+     "the core to another program for a scheduler tick)",
      FIELD(spin_count_dedicated), 0, 100000000},
     {"SHOAL_OVERSUBSCRIBED", CFG_INT, "-1",
      "-1: decide at start (more units on this machine than the CPUs they may use: the union of "

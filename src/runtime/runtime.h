@@ -41,6 +41,8 @@ typedef struct {
     int machine_units;          /* units on this machine (real shared-memory node, not pretend) */
     int spin_polls;             /* the budget in force: spin_count or spin_count_dedicated (the
                                  * adaptive spin changes it: relaxed atomics) */
+    int spin_back_to_back;      /* the back-to-back polls in force: spin_tight in the long spin,
+                                 * spin_count in the short one (set with spin_polls) */
     size_t coll_scratch;        /* bytes of each team's collective scratch per unit */
     int coll_verbose;           /* print every collective's algorithm choice */
     int check_collectives;      /* agree on every collective call's arguments (coll/api.c) */
