@@ -15,13 +15,13 @@
  * the mode does not flip with every vote), and its ceiling. A short vote adds 2 and a long one
  * takes 1 away: holding a CPU somebody wants costs them a scheduler slice, a yield nobody takes
  * costs half a microsecond. */
+#define ADAPT_TO_SHORT 8
+#define ADAPT_TO_LONG  2
+#define ADAPT_MAX      16
 /* Where a wait in the long spin probes, in paused polls past the tight ones: this far in, so that
  * on a machine to itself the waits that end within a couple of microseconds never pay for a
  * yield (a probe costs 0.5 us there). In the short spin the first yield is the probe. */
 #define PROBE_POLLS_LONG 64
-#define ADAPT_TO_SHORT   8
-#define ADAPT_TO_LONG    2
-#define ADAPT_MAX        16
 
 static struct {
     int enabled; /* a CPU per unit, SHOAL_SPIN_ADAPTIVE=1, and two budgets to choose from */
@@ -67,8 +67,8 @@ static void set_spin(int short_spin) {
                      __ATOMIC_RELAXED);
 }
 
-/* The adaptive spin's evidence: a wait that outlasts the short spin yields once, timed, and
- * votes with what it saw. Then the budget in force (the long spin, or yields from here on). */
+/* The adaptive spin's evidence: a wait yields once, timed (the short spin's first yield, or 64
+ * paused polls into the long spin), and votes with what it saw; the spin in force follows. */
 static void probe_yield(void) {
     shoal__progress_poke();
     uint64_t before = now_ns();
@@ -88,7 +88,7 @@ static void probe_yield(void) {
  * CPU: probe_yield) makes SHOAL_SPIN_COUNT back-to-back polls (default none) and then yields on
  * every poll: the unit we wait for may need this very core, and every poll spent here delays it.
  * Two co-located 2-unit jobs, short spin forced, Shoal/MPICH for fcollect and alltoall of 8 B to 4
- * KiB: 0.79-1.15x with 64 back-to-back polls before yielding, 0.55-0.77x with none. MPI's
+ * KiB: 0.86-1.15x with 64 back-to-back polls before yielding, 0.55-0.77x with none. MPI's
  * progress engine is poked all along. */
 void shoal__waiter_pause(shoal_waiter_t *w) {
     unsigned n = ++w->polls;
