@@ -22,7 +22,7 @@
 #include "xport/probe.h"
 
 shoal_runtime_t shoal__rt = {
-    .debug = 1, .spin_tight = 64, .spin_count = 64, .spin_polls = 64, .spin_back_to_back = 64};
+    .debug = 1, .spin_tight = 64, .spin_count = 64, .spin_polls = 0, .spin_back_to_back = 64};
 
 /* Per-team state above team/: created in this order with every team, destroyed in reverse (the
  * collectives' area, then locks and the signal area, then the allocations). */

@@ -39,8 +39,9 @@ typedef struct {
     int oversubscribed;         /* SHOAL_OVERSUBSCRIBED: -1 auto, 0, 1; resolved by shoal_init */
     int spin_adaptive;          /* SHOAL_SPIN_ADAPTIVE: a CPU per unit, the budget adapts */
     int machine_units;          /* units on this machine (real shared-memory node, not pretend) */
-    int spin_polls;             /* the budget in force: spin_count or spin_count_dedicated (the
-                                 * adaptive spin changes it: relaxed atomics) */
+    int spin_polls;             /* the polls with a pause in force: spin_count_dedicated in the
+                                 * long spin, 0 in the short one (the adaptive spin changes it:
+                                 * relaxed atomics) */
     int spin_back_to_back;      /* the back-to-back polls in force: spin_tight in the long spin,
                                  * spin_count in the short one (set with spin_polls) */
     size_t coll_scratch;        /* bytes of each team's collective scratch per unit */

@@ -63,8 +63,7 @@ static void set_spin(int short_spin) {
     shoal_runtime_t *rt = &shoal__rt;
     __atomic_store_n(&rt->spin_back_to_back, short_spin ? rt->spin_count : rt->spin_tight,
                      __ATOMIC_RELAXED);
-    __atomic_store_n(&rt->spin_polls, short_spin ? rt->spin_count : rt->spin_count_dedicated,
-                     __ATOMIC_RELAXED);
+    __atomic_store_n(&rt->spin_polls, short_spin ? 0 : rt->spin_count_dedicated, __ATOMIC_RELAXED);
 }
 
 /* The adaptive spin's evidence: a wait yields once, timed (the short spin's first yield, or 64
@@ -102,7 +101,7 @@ void shoal__waiter_pause(shoal_waiter_t *w) {
         return;
     }
     unsigned budget = (unsigned)__atomic_load_n(&shoal__rt.spin_polls, __ATOMIC_RELAXED);
-    if (budget <= (unsigned)shoal__rt.spin_count) {   /* the short spin: yields from here on */
+    if (budget == 0) { /* the short spin (no polls with a pause): yields from here on */
         if (adapt.enabled && n == back_to_back + 1) { /* the first tells what the CPU does */
             probe_yield();
             return;
