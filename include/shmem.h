@@ -445,6 +445,35 @@ void shmem_ctx_fence(shmem_ctx_t ctx);
 void shmem_quiet(void);
 void shmem_ctx_quiet(shmem_ctx_t ctx);
 
+/* In line, not part of the interface: shmem_quiet and shmem_fence with nothing to complete. The
+ * direct path's puts and atomics are complete and fenced when they return, so with no
+ * non-blocking operation pending on the default context and no MPI operation outstanding, a quiet
+ * or a fence is a release fence; in line, a put + quiet costs one library call, as Shoal's own
+ * blocking put does. Anything else (and a call before shmem_init) goes to the library's routine.
+ * Define SHMEM_NO_INLINE to always call the library. &shmem_quiet is the library's routine. */
+extern int shmem__quiet_idle; /* 1: initialised, no handle pending on the default context */
+extern size_t shoal__segments_ndirty_exported; /* segments with MPI operations outstanding */
+void shmem__quiet_slow(void);                  /* the library's shmem_quiet */
+void shmem__fence_slow(void);                  /* the library's shmem_fence */
+#if defined(__GNUC__) && defined(__OPTIMIZE__) && !defined(SHMEM_NO_INLINE) &&                     \
+    !defined(SHOAL__BUILDING_LIBRARY)
+#define SHMEM__NOTHING_OUTSTANDING()                                                               \
+    (__atomic_load_n(&shmem__quiet_idle, __ATOMIC_RELAXED) &&                                      \
+     !__atomic_load_n(&shoal__segments_ndirty_exported, __ATOMIC_RELAXED))
+extern __inline__ __attribute__((__gnu_inline__, __always_inline__)) void shmem_quiet(void) {
+    if (__builtin_expect(SHMEM__NOTHING_OUTSTANDING(), 1))
+        __atomic_thread_fence(__ATOMIC_RELEASE);
+    else
+        shmem__quiet_slow();
+}
+extern __inline__ __attribute__((__gnu_inline__, __always_inline__)) void shmem_fence(void) {
+    if (__builtin_expect(SHMEM__NOTHING_OUTSTANDING(), 1))
+        __atomic_thread_fence(__ATOMIC_RELEASE);
+    else
+        shmem__fence_slow();
+}
+#endif
+
 /* ---- Distributed locking --------------------------------------------------------------------- */
 void shmem_set_lock(long *lock);
 void shmem_clear_lock(long *lock);

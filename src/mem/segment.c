@@ -14,6 +14,15 @@ static uint64_t used_ids[SHOAL_MAX_SEGMENTS / 64]; /* bit set: id in use here */
 static uint16_t last_gen[SHOAL_MAX_SEGMENTS];      /* generation each id last had here */
 static segment_t **dirty;                          /* segments with MPI ops outstanding */
 size_t shoal__segments_ndirty; /* read without the lock by the flushes' fast path */
+/* Its copy for programs: shmem.h's in-line quiet and fence read it. Exported data is reached
+ * through the GOT (a program may hold a copy relocation of it), so the library's own fast paths
+ * keep reading the hidden count, and only the rare changes pay for the copy. */
+__attribute__((visibility("default"))) size_t shoal__segments_ndirty_exported;
+
+static void store_ndirty(size_t n) {
+    __atomic_store_n(&shoal__segments_ndirty, n, __ATOMIC_RELAXED);
+    __atomic_store_n(&shoal__segments_ndirty_exported, n, __ATOMIC_RELAXED);
+}
 static size_t dirty_cap;
 static int own_windows; /* live segments with a window of their own (SHOAL_MPI_WINDOWS) */
 static pthread_mutex_t dirty_mu = PTHREAD_MUTEX_INITIALIZER; /* the dirty list, for threads */
@@ -227,7 +236,7 @@ static void unlink_segment(segment_t *s) {
     if (s->dirty) { /* move the last dirty segment into its slot */
         size_t last = shoal__segments_ndirty - 1;
         dirty[s->dirty_slot] = dirty[last];
-        __atomic_store_n(&shoal__segments_ndirty, last, __ATOMIC_RELAXED);
+        store_ndirty(last);
         dirty[s->dirty_slot]->dirty_slot = s->dirty_slot;
         s->dirty = 0;
     }
@@ -320,7 +329,7 @@ void shoal__segments_finalize(void) {
     free(v);
     free(dirty);
     dirty = NULL;
-    __atomic_store_n(&shoal__segments_ndirty, 0, __ATOMIC_RELAXED);
+    store_ndirty(0);
     dirty_cap = 0;
 }
 
@@ -343,7 +352,7 @@ void shoal__segment_mark_dirty(segment_t *s) {
         }
         s->dirty_slot = shoal__segments_ndirty;
         dirty[shoal__segments_ndirty] = s;
-        __atomic_store_n(&shoal__segments_ndirty, shoal__segments_ndirty + 1, __ATOMIC_RELAXED);
+        store_ndirty(shoal__segments_ndirty + 1);
         __atomic_store_n(&s->dirty, 1, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&dirty_mu);
@@ -366,7 +375,7 @@ shoal_err_t shoal__segments_flush(shoal_unit_t unit) {
         size_t left = shoal__segments_ndirty - i;
         if (left) memmove(dirty, dirty + i, left * sizeof *dirty); /* dirty may be NULL */
         for (size_t k = 0; k < left; k++) dirty[k]->dirty_slot = k;
-        __atomic_store_n(&shoal__segments_ndirty, left, __ATOMIC_RELAXED);
+        store_ndirty(left);
     } else {
         for (size_t i = 0; i < shoal__segments_ndirty && rc == MPI_SUCCESS; i++) {
             int32_t rel = dirty[i]->team->rel_of_abs[unit];

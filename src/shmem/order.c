@@ -14,6 +14,15 @@
 struct shmem__ctx shmem__ctx_default = {
     .team = &shmem__team_world, .options = 0, .live = 1, .mu = PTHREAD_MUTEX_INITIALIZER};
 
+/* Read by shmem_quiet and shmem_fence in line (shmem.h): 1 while the face is initialised and the
+ * default context has no pending handle. Written under the default context's lock (and by
+ * shmem_init/shmem_finalize), so that it agrees with npending. */
+int shmem__quiet_idle;
+
+void shmem__quiet_idle_set(int idle) {
+    __atomic_store_n(&shmem__quiet_idle, idle && shmem__initialized, __ATOMIC_RELAXED);
+}
+
 /* The live contexts, and the last CTX_QUARANTINE destroyed ones (marked, oldest first), so that
  * a destroyed context's handle is recognised instead of read after being freed; an older one is
  * freed, so a program that makes a context per task does not grow. (A context routine reads
@@ -81,6 +90,7 @@ void shmem__ctx_track(shmem_ctx_t ctx, shoal_handle_t h) {
     }
     ctx->pending[ctx->npending] = h;
     __atomic_store_n(&ctx->npending, ctx->npending + 1, __ATOMIC_RELAXED);
+    if (ctx == SHMEM_CTX_DEFAULT) shmem__quiet_idle_set(0);
     unlock(ctx);
 }
 
@@ -98,6 +108,7 @@ void shmem__ctx_quiet(shmem_ctx_t ctx) {
         lock(ctx);
         shoal_waitall(ctx->pending, ctx->npending);
         __atomic_store_n(&ctx->npending, 0, __ATOMIC_RELAXED);
+        if (ctx == SHMEM_CTX_DEFAULT) shmem__quiet_idle_set(1);
         unlock(ctx);
         shoal__current_call = call;
     }
@@ -110,6 +121,7 @@ void shmem_quiet(void) {
     SHMEM_ENTER("shmem_quiet");
     if (shmem__ready()) shmem__ctx_quiet(SHMEM_CTX_DEFAULT);
 }
+void shmem__quiet_slow(void) __attribute__((alias("shmem_quiet")));
 
 void shmem_ctx_quiet(shmem_ctx_t ctx) {
     SHMEM_ENTER("shmem_ctx_quiet");
@@ -131,6 +143,7 @@ void shmem_fence(void) {
     SHMEM_ENTER("shmem_fence");
     if (shmem__ready()) fence("shmem_fence");
 }
+void shmem__fence_slow(void) __attribute__((alias("shmem_fence")));
 
 void shmem_ctx_fence(shmem_ctx_t ctx) {
     SHMEM_ENTER("shmem_ctx_fence");

@@ -80,6 +80,7 @@ static int init_common(int requested, int *provided) {
         return (int)err;
     }
     shmem__initialized = 1;
+    shmem__quiet_idle_set(1);
     if (!exit_hook_set) {
         on_exit(finalize_at_exit, NULL);
         exit_hook_set = 1;
@@ -133,6 +134,7 @@ void shmem_finalize(void) {
     shmem__active_sets_finalize();
     shmem__symmetric_finalize();
     shmem__teams_finalize();
+    shmem__quiet_idle_set(0);
     shmem__initialized = 0;
     if (we_initialized_shoal) shoal_finalize();
     we_initialized_shoal = 0;
@@ -145,6 +147,7 @@ void shmem_global_exit(int status) {
     /* Ends every PE promptly; the launcher reports status (MPI_Abort's error code). MPICH's
      * MPI_Abort may leave through exit() in this process: Shoal's exit guard must not replace
      * the status with its own abort. */
+    shmem__quiet_idle_set(0);
     shmem__initialized = 0;
     shoal__exit_guard_disarm();
     MPI_Abort(MPI_COMM_WORLD, status);

@@ -115,6 +115,8 @@ int shmem__ctx_ok(shmem_ctx_t ctx);
 void shmem__ctx_track(shmem_ctx_t ctx, shoal_handle_t h);
 /* Completes everything the context issued (shmem_ctx_quiet). */
 void shmem__ctx_quiet(shmem_ctx_t ctx);
+/* Sets shmem__quiet_idle (shmem.h's in-line quiet and fence): idle, and only while initialised. */
+void shmem__quiet_idle_set(int idle);
 /* The world PE of a context's team PE (contexts of a team address PEs by team index). */
 static inline int shmem__ctx_world_pe(shmem_ctx_t ctx, int pe) {
     return ctx->team == SHMEM_TEAM_WORLD ? pe : shmem__team_world_pe(ctx->team, pe);

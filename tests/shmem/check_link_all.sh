@@ -7,10 +7,11 @@ set -euo pipefail
 cc=$1 inc=$2 src=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# The header's declarations: every identifier directly before "(" in a declaration.
+# The header's declarations: every identifier directly before "(" in a declaration, but for the
+# library's own (shmem__*, read by the header's in-line quiet and fence).
 echo '#include <shmem.h>' | "$cc" -E -P -DSHOAL_BUILDING_SHMEM -I"$inc" -x c - |
     tr ';' '\n' | grep -oE '\b[A-Za-z_][A-Za-z0-9_]*[[:space:]]*\(' | sed 's/[[:space:]]*($//' |
-    grep -E '^(shmem_|shmemalign$|shmalloc$|shfree$|shrealloc$|_my_pe$|_num_pes$|start_pes$)' | sort -u >"$tmp/header"
+    grep -E '^(shmem_|shmemalign$|shmalloc$|shfree$|shrealloc$|_my_pe$|_num_pes$|start_pes$)' | grep -v '^shmem__' | sort -u >"$tmp/header"
 # The table: the text after link_all_table_begin, up to main.
 "$cc" -E -P -DSHOAL_BUILDING_SHMEM -I"$inc" "$src" |
     sed -n '/link_all_table_begin\[\]/,/^int main/p' | grep -oE '\(fn_t\)[[:space:]]*[A-Za-z_][A-Za-z0-9_]*' |
