@@ -1,7 +1,7 @@
 # Installation and packaging (included last by the top-level CMakeLists.txt):
 #   lib:     libshoal.so (+ soname links) and libshoal.a
 #   include: shoal.h and shoal/; the OpenSHMEM face's shmem.h, shmem_generic{,_types,_cxx}.h,
-#            shmemx.h
+#            shmemx.h, and shcoll.h (SHCOLL's names)
 #   bin:     shoalrun, shoalcc, shoal-info; oshrun, oshcc, oshc++, shoal-shmem-info
 #   CMake:   <libdir>/cmake/Shoal/{ShoalConfig,ShoalConfigVersion,ShoalTargets}.cmake, giving
 #            Shoal::shoal (shared), Shoal::shoal_static and Shoal::shmem (OpenSHMEM: an interface
@@ -36,6 +36,7 @@ install(FILES ${PROJECT_SOURCE_DIR}/include/shoal.h ${PROJECT_SOURCE_DIR}/includ
               ${PROJECT_SOURCE_DIR}/include/shmem_generic.h
               ${PROJECT_SOURCE_DIR}/include/shmem_generic_types.h
               ${PROJECT_SOURCE_DIR}/include/shmem_generic_cxx.h ${PROJECT_SOURCE_DIR}/include/shmemx.h
+              ${PROJECT_SOURCE_DIR}/include/shcoll.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 if(IS_DIRECTORY ${PROJECT_SOURCE_DIR}/include/shoal)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/shoal DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}

@@ -131,6 +131,13 @@ shoal_err_t shoal_team_barrier(shoal_team_t team) {
     return run(&a);
 }
 
+shoal_err_t shoal__team_barrier_selected(shoal_team_t team) {
+    coll_args_t a;
+    SHOAL_TRY(begin(COLL_BARRIER, team, &a));
+    SHOAL_TRY(AGREE(&a, SHOAL_OK, COLL_BARRIER));
+    return run(&a);
+}
+
 /* The runtime's own barriers (fences, one-sided broadcasts) agree on nothing, so the fast path
  * holds with SHOAL_CHECK_COLLECTIVES too: an immediate-barrier fence is this call alone. */
 shoal_err_t shoal__coll_barrier(team_t *t) {

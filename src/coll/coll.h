@@ -222,6 +222,11 @@ const coll_algo_t *coll_find_algo(coll_kind_t kind, const char *name);
 const char *coll_not_applicable(const coll_algo_t *algo, const coll_args_t *a, int radix);
 /* Picks the algorithm and its parameters for a (radix, segsize written into a). */
 shoal_err_t coll_select(coll_args_t *a, const coll_algo_t **algo);
+/* The calling thread's preference for its collectives of one kind (the SHCOLL names, whose name
+ * is an algorithm: src/shmem/shcoll.c): the algorithm `name` with `radix` (0: its default), ahead
+ * of every rule, wherever it applies; the rules decide where it does not. name NULL: none.
+ * SHOAL_ERR_INVAL for a name that kind does not have. */
+shoal_err_t coll_prefer(coll_kind_t kind, const char *name, int radix);
 /* The team's cached barrier selection, if the rules and the team have not changed since (its
  * arguments in ct->barrier_args), else NULL. */
 const coll_algo_t *coll_barrier_cached(const coll_team_t *ct);
@@ -297,6 +302,8 @@ static inline void coll_root_copy(coll_args_t *a, size_t n) {
 /* The barrier of shoal_team_barrier (its selection; my outstanding operations complete first)
  * for layers above (epoch/), without the public entry's argument agreement. */
 shoal_err_t shoal__coll_barrier(team_t *team);
+/* shoal_team_barrier that always selects (a thread's coll_prefer is seen; no kept selection). */
+shoal_err_t shoal__team_barrier_selected(shoal_team_t team);
 /* shoal_broadcast whose root leaves its dest untouched (the deprecated OpenSHMEM broadcast). */
 shoal_err_t shoal__broadcast_keep_root_dest(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t src,
                                             size_t nbytes, shoal_unit_t root);

@@ -509,8 +509,52 @@ const coll_algo_t *coll_barrier_cached(const coll_team_t *ct) {
     return a->p == a->team->size && ct->barrier_nnodes == ct->nnodes ? ct->barrier_algo : NULL;
 }
 
+/* coll_prefer's choice, per thread (every member of a collective names the same). */
+static _Thread_local struct {
+    const coll_algo_t *algo; /* NULL: none */
+    coll_kind_t kind;
+    int radix;
+} preferred;
+
+shoal_err_t coll_prefer(coll_kind_t kind, const char *name, int radix) {
+    preferred.algo = NULL;
+    if (!name) return SHOAL_OK;
+    const coll_algo_t *g = coll_find_algo(kind, name);
+    if (!g)
+        return shoal__fail(SHOAL_ERR_INVAL, "%s has no algorithm \"%s\"", coll_kind_name(kind),
+                           name);
+    preferred.algo = g;
+    preferred.kind = kind;
+    preferred.radix = radix;
+    return SHOAL_OK;
+}
+
+/* The preferred algorithm when it is for a's kind and applies: 1 (a->radix set), else 0. */
+static int pick_preferred(coll_args_t *a, const coll_algo_t **out) {
+    const coll_algo_t *g = preferred.algo;
+    if (__builtin_expect(!g, 1) || preferred.kind != a->kind) return 0;
+    int radix = preferred.radix ? preferred.radix : g->radix_default;
+    const char *why = coll_not_applicable(g, a, radix);
+    if (why) {
+        shoal__debug("%s: preferred \"%s\" does not apply (%s): the rules choose",
+                     coll_kind_name(a->kind), g->name, why);
+        return 0;
+    }
+    a->radix = radix;
+    a->segsize = 0;
+    *out = g;
+    if (shoal__rt.coll_verbose)
+        fprintf(stderr,
+                "shoal: unit %d: %s on team %d (%d units, %zu bytes): %s radix=%d (asked for by "
+                "name)\n",
+                (int)shoal__rt.myid, coll_kind_name(a->kind), (int)a->team->id, (int)a->p,
+                a->msg_bytes, g->name, radix);
+    return 1;
+}
+
 shoal_err_t coll_select(coll_args_t *a, const coll_algo_t **out) {
     coll_team_t *ct = a->ct;
+    if (pick_preferred(a, out)) return SHOAL_OK; /* never kept as the team's barrier choice */
     /* A barrier's choice depends on the rules and the team only: the latency-bound call skips
      * the rule scan (230 of its 384 instructions). Not in verbose mode, which names each call's
      * choice. */

@@ -33,7 +33,8 @@ typedef struct {
     int n_pes, my_pe;
     const int *world_of; /* NULL: world PE of i is start + i * stride */
     int start, stride;
-    long *psync; /* non-NULL: no team (id is SHOAL_TEAM_NULL); the active set's pSync */
+    long *psync;   /* non-NULL: no team (id is SHOAL_TEAM_NULL); the active set's pSync */
+    int transient; /* id is a team made for this call (the SHCOLL names): destroyed after it */
 } cteam_t;
 
 static aset_sync_t aset_of(const cteam_t *c) {
@@ -46,7 +47,7 @@ static int world_pe(const cteam_t *c, int i) {
 }
 
 static cteam_t of_team(shmem_team_t team) {
-    cteam_t c = {team->id, team->n_pes, team->my_pe, team->world_of, 0, 0, NULL};
+    cteam_t c = {team->id, team->n_pes, team->my_pe, team->world_of, 0, 0, NULL, 0};
     return c;
 }
 
@@ -277,10 +278,6 @@ static shoal_err_t c_alltoalls(const cteam_t *c, void *dest, const void *source,
     return err != SHOAL_OK ? err : b;
 }
 
-/* Types of the reductions: Shoal's, and the complex ones (pairs of float or double). */
-#define TYPE_COMPLEXD ((int)SHOAL_TYPE_COUNT_ + 1)
-#define TYPE_COMPLEXF ((int)SHOAL_TYPE_COUNT_ + 2)
-
 /* Bytes read per get in the complex product. */
 #define PROD_CHUNK ((size_t)64 << 10)
 
@@ -477,42 +474,6 @@ int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdif
     }
 SHMEM_RMA_TYPES(SHMEM__DEF_COLL)
 
-/* The Shoal type of each TYPENAME of the reduction tables. */
-#define SHMEM__ST_char       SHOAL_TYPE_CHAR
-#define SHMEM__ST_schar      SHOAL_TYPE_SCHAR
-#define SHMEM__ST_short      SHOAL_TYPE_SHORT
-#define SHMEM__ST_int        SHOAL_TYPE_INT
-#define SHMEM__ST_long       SHOAL_TYPE_LONG
-#define SHMEM__ST_longlong   SHOAL_TYPE_LONGLONG
-#define SHMEM__ST_ptrdiff    SHOAL_TYPE_PTRDIFF
-#define SHMEM__ST_uchar      SHOAL_TYPE_UCHAR
-#define SHMEM__ST_ushort     SHOAL_TYPE_USHORT
-#define SHMEM__ST_uint       SHOAL_TYPE_UINT
-#define SHMEM__ST_ulong      SHOAL_TYPE_ULONG
-#define SHMEM__ST_ulonglong  SHOAL_TYPE_ULONGLONG
-#define SHMEM__ST_int8       SHOAL_TYPE_INT8
-#define SHMEM__ST_int16      SHOAL_TYPE_INT16
-#define SHMEM__ST_int32      SHOAL_TYPE_INT32
-#define SHMEM__ST_int64      SHOAL_TYPE_INT64
-#define SHMEM__ST_uint8      SHOAL_TYPE_UINT8
-#define SHMEM__ST_uint16     SHOAL_TYPE_UINT16
-#define SHMEM__ST_uint32     SHOAL_TYPE_UINT32
-#define SHMEM__ST_uint64     SHOAL_TYPE_UINT64
-#define SHMEM__ST_size       SHOAL_TYPE_SIZE
-#define SHMEM__ST_float      SHOAL_TYPE_FLOAT
-#define SHMEM__ST_double     SHOAL_TYPE_DOUBLE
-#define SHMEM__ST_longdouble SHOAL_TYPE_LONGDOUBLE
-#define SHMEM__ST_complexd   TYPE_COMPLEXD
-#define SHMEM__ST_complexf   TYPE_COMPLEXF
-
-#define SHMEM__OP_and  SHOAL_RED_AND
-#define SHMEM__OP_or   SHOAL_RED_OR
-#define SHMEM__OP_xor  SHOAL_RED_XOR
-#define SHMEM__OP_max  SHOAL_RED_MAX
-#define SHMEM__OP_min  SHOAL_RED_MIN
-#define SHMEM__OP_sum  SHOAL_RED_SUM
-#define SHMEM__OP_prod SHOAL_RED_PROD
-
 #define SHMEM__DEF_REDUCE(T, N, OP)                                                                \
     int shmem_##N##_##OP##_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce) {   \
         SHMEM_ENTER("shmem_" #N "_" #OP "_reduce");                                                \
@@ -586,6 +547,7 @@ static shoal_err_t active_set(int PE_start, int logPE_stride, int PE_size, long 
     c->start = PE_start;
     c->stride = stride;
     c->psync = NULL;
+    c->transient = 0;
     if (PE_size == npes) { /* the whole world */
         c->id = SHOAL_TEAM_ALL;
         return SHOAL_OK;
@@ -744,3 +706,83 @@ SHMEM__DEF_ACTIVE_SET_SIZED(64)
 SHMEM_TO_ALL_BITWISE_TYPES(SHMEM__DEF_TO_ALL_BITWISE)
 SHMEM_TO_ALL_MINMAX_TYPES(SHMEM__DEF_TO_ALL_MINMAX)
 SHMEM_TO_ALL_ARITH_TYPES(SHMEM__DEF_TO_ALL_ARITH)
+
+/* ---- For the SHCOLL names (shcoll.c)
+ * ------------------------------------------------------------- The active-set routines above,
+ * whose pSync follows SHCOLL's conventions (its own sizes, and SHCOLL_SYNC_VALUE 0 where 1.5 has
+ * -1), which the pSync algorithms cannot read: a set that runs on pSync (past
+ * SHOAL_SHMEM_ACTIVE_SET_TEAMS) runs each SHCOLL call on a team made for it by the set's PEs and
+ * destroyed after it (two communicator operations per call, nothing held). The caller has named the
+ * routine (SHMEM_ENTER); it is named again after every inner call. */
+static shoal_err_t shcoll_set(int PE_start, int logPE_stride, int PE_size, cteam_t *c) {
+    const char *call = shoal__current_call;
+    shoal_err_t err = active_set(PE_start, logPE_stride, PE_size, NULL, c);
+    if (err != SHOAL_OK || c->id != SHOAL_TEAM_NULL) return err;
+    shoal_unit_t *units = malloc((size_t)PE_size * sizeof *units);
+    if (!units) return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
+    for (int k = 0; k < PE_size; k++) units[k] = c->start + k * c->stride;
+    err = shoal__team_create_members_if(units, PE_size, 1, &c->id);
+    free(units);
+    shoal__current_call = call;
+    c->transient = err == SHOAL_OK;
+    return err;
+}
+
+static void shcoll_done(cteam_t *c) {
+    const char *call = shoal__current_call;
+    if (c->transient) shoal_team_destroy(&c->id);
+    shoal__current_call = call;
+}
+
+#define SHCOLL_SET_COLL(call, ...)                                                                 \
+    do {                                                                                           \
+        cteam_t c_;                                                                                \
+        if (shcoll_set(PE_start, logPE_stride, PE_size, &c_) == SHOAL_OK) {                        \
+            call(&c_, __VA_ARGS__);                                                                \
+            shcoll_done(&c_);                                                                      \
+        }                                                                                          \
+    } while (0)
+
+void shmem__shcoll_barrier(int sync, int PE_start, int logPE_stride, int PE_size) {
+    const char *call = shoal__current_call;
+    cteam_t c;
+    if (shcoll_set(PE_start, logPE_stride, PE_size, &c) != SHOAL_OK) return;
+    if (!sync) shmem_quiet(); /* a barrier completes my operations first */
+    shoal__current_call = call;
+    shoal__team_barrier_selected(c.id);
+    shoal__current_call = call;
+    shcoll_done(&c);
+}
+
+void shmem__shcoll_broadcast(void *dest, const void *source, size_t nelems, size_t esize,
+                             int PE_root, int PE_start, int logPE_stride, int PE_size) {
+    SHCOLL_SET_COLL(c_broadcast, dest, source, nelems, esize, PE_root, 1);
+}
+
+void shmem__shcoll_collect(int fixed, void *dest, const void *source, size_t nelems, size_t esize,
+                           int PE_start, int logPE_stride, int PE_size) {
+    if (fixed)
+        SHCOLL_SET_COLL(c_fcollect, dest, source, nelems, esize);
+    else
+        SHCOLL_SET_COLL(c_collect, dest, source, nelems, esize);
+}
+
+void shmem__shcoll_alltoall(void *dest, const void *source, size_t nelems, size_t esize,
+                            int PE_start, int logPE_stride, int PE_size) {
+    SHCOLL_SET_COLL(c_alltoall, dest, source, nelems, esize);
+}
+
+void shmem__shcoll_alltoalls(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,
+                             size_t nelems, size_t esize, int PE_start, int logPE_stride,
+                             int PE_size) {
+    SHCOLL_SET_COLL(c_alltoalls, dest, source, dst, sst, nelems, esize);
+}
+
+void shmem__shcoll_reduce(void *dest, const void *source, int nreduce, size_t esize, int type,
+                          shoal_red_op_t op, int PE_start, int logPE_stride, int PE_size) {
+    if (nreduce < 0) {
+        shoal__fail(SHOAL_ERR_INVAL, "nreduce %d is negative", nreduce);
+        return;
+    }
+    SHCOLL_SET_COLL(c_reduce, dest, source, (size_t)nreduce, esize, type, op);
+}

@@ -76,6 +76,64 @@ static inline int shmem__ready(void) {
     return __builtin_expect(shmem__initialized, 1) ? 1 : shmem__not_ready();
 }
 
+/* ---- Reductions ----------------------------------------------------------------------------- */
+/* Types of the reductions: Shoal's, and the complex ones (pairs of float or double). */
+#define TYPE_COMPLEXD ((int)SHOAL_TYPE_COUNT_ + 1)
+#define TYPE_COMPLEXF ((int)SHOAL_TYPE_COUNT_ + 2)
+
+/* The Shoal type of each TYPENAME of the reduction tables. */
+#define SHMEM__ST_char       SHOAL_TYPE_CHAR
+#define SHMEM__ST_schar      SHOAL_TYPE_SCHAR
+#define SHMEM__ST_short      SHOAL_TYPE_SHORT
+#define SHMEM__ST_int        SHOAL_TYPE_INT
+#define SHMEM__ST_long       SHOAL_TYPE_LONG
+#define SHMEM__ST_longlong   SHOAL_TYPE_LONGLONG
+#define SHMEM__ST_ptrdiff    SHOAL_TYPE_PTRDIFF
+#define SHMEM__ST_uchar      SHOAL_TYPE_UCHAR
+#define SHMEM__ST_ushort     SHOAL_TYPE_USHORT
+#define SHMEM__ST_uint       SHOAL_TYPE_UINT
+#define SHMEM__ST_ulong      SHOAL_TYPE_ULONG
+#define SHMEM__ST_ulonglong  SHOAL_TYPE_ULONGLONG
+#define SHMEM__ST_int8       SHOAL_TYPE_INT8
+#define SHMEM__ST_int16      SHOAL_TYPE_INT16
+#define SHMEM__ST_int32      SHOAL_TYPE_INT32
+#define SHMEM__ST_int64      SHOAL_TYPE_INT64
+#define SHMEM__ST_uint8      SHOAL_TYPE_UINT8
+#define SHMEM__ST_uint16     SHOAL_TYPE_UINT16
+#define SHMEM__ST_uint32     SHOAL_TYPE_UINT32
+#define SHMEM__ST_uint64     SHOAL_TYPE_UINT64
+#define SHMEM__ST_size       SHOAL_TYPE_SIZE
+#define SHMEM__ST_float      SHOAL_TYPE_FLOAT
+#define SHMEM__ST_double     SHOAL_TYPE_DOUBLE
+#define SHMEM__ST_longdouble SHOAL_TYPE_LONGDOUBLE
+#define SHMEM__ST_complexd   TYPE_COMPLEXD
+#define SHMEM__ST_complexf   TYPE_COMPLEXF
+
+#define SHMEM__OP_and  SHOAL_RED_AND
+#define SHMEM__OP_or   SHOAL_RED_OR
+#define SHMEM__OP_xor  SHOAL_RED_XOR
+#define SHMEM__OP_max  SHOAL_RED_MAX
+#define SHMEM__OP_min  SHOAL_RED_MIN
+#define SHMEM__OP_sum  SHOAL_RED_SUM
+#define SHMEM__OP_prod SHOAL_RED_PROD
+
+/* ---- The SHCOLL names (shcoll.c) ---------------------------------------------------------------
+ * The active-set collectives (coll.c) for shcoll.c, which names the routine (SHMEM_ENTER) and the
+ * algorithm (coll_prefer) first. pSync is SHCOLL's and never read: a set that would run on pSync
+ * runs on a team made for the call. */
+void shmem__shcoll_barrier(int sync, int PE_start, int logPE_stride, int PE_size);
+void shmem__shcoll_broadcast(void *dest, const void *source, size_t nelems, size_t esize,
+                             int PE_root, int PE_start, int logPE_stride, int PE_size);
+void shmem__shcoll_collect(int fixed, void *dest, const void *source, size_t nelems, size_t esize,
+                           int PE_start, int logPE_stride, int PE_size);
+void shmem__shcoll_alltoall(void *dest, const void *source, size_t nelems, size_t esize,
+                            int PE_start, int logPE_stride, int PE_size);
+void shmem__shcoll_alltoalls(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,
+                             size_t nelems, size_t esize, int PE_start, int logPE_stride,
+                             int PE_size);
+void shmem__shcoll_reduce(void *dest, const void *source, int nreduce, size_t esize, int type,
+                          shoal_red_op_t op, int PE_start, int logPE_stride, int PE_size);
+
 /* ---- Teams ----------------------------------------------------------------------------------- */
 struct shmem__team {
     shoal_team_t id;   /* the Shoal team (SHOAL_TEAM_NULL: not created / destroyed) */

@@ -105,7 +105,7 @@ prefix)
         "$libdir_rel/cmake/Shoal/ShoalTargets.cmake" "$libdir_rel/pkgconfig/shoal.pc" \
         "$bindir_rel/shoalrun" "$bindir_rel/shoalcc" "$bindir_rel/shoal-info" \
         include/shmem.h include/shmem_generic.h include/shmem_generic_types.h \
-        include/shmem_generic_cxx.h include/shmemx.h "$libdir_rel/pkgconfig/shoal-shmem.pc" \
+        include/shmem_generic_cxx.h include/shmemx.h include/shcoll.h "$libdir_rel/pkgconfig/shoal-shmem.pc" \
         "$bindir_rel/oshrun" "$bindir_rel/oshcc" "$bindir_rel/oshc++" "$bindir_rel/shoal-shmem-info"; do
         [ -e "$WORK/prefix/$f" ] || fail "installed tree lacks $f"
     done

@@ -9,6 +9,7 @@
 #include <complex.h>
 
 #include "shmem_testlib.h"
+#include "to_all_cases.h"
 
 #define NE 4
 long pSync[2][SHMEM_REDUCE_SYNC_SIZE];
@@ -111,22 +112,6 @@ static void data_movement(void) {
 }
 
 /* ---- TYPE_OP_to_all, every one the tables list ---- */
-#define TIN_and(T, p, i)   ((T)(~(1LL << (((p) + (i)) % 15))))
-#define TIN_or(T, p, i)    ((T)(1LL << (((p)*3 + (i)) % 15)))
-#define TIN_xor(T, p, i)   ((T)((((long long)(p)*37 + (i)*11) & 0x7FFF)))
-#define TIN_max(T, p, i)   VAL(T, 4, p, i)
-#define TIN_min(T, p, i)   VAL(T, 5, p, i)
-#define TIN_sum(T, p, i)   VAL(T, 6, p, i)
-#define TIN_prod(T, p, i)  ((T)(1 + ((p) + (i)) % 3))
-#define TOP_and(a, b)      ((a) & (b))
-#define TOP_or(a, b)       ((a) | (b))
-#define TOP_xor(a, b)      ((a) ^ (b))
-#define TOP_max(a, b)      ((a) > (b) ? (a) : (b))
-#define TOP_min(a, b)      ((a) < (b) ? (a) : (b))
-#define TOP_sum(a, b)      ((a) + (b))
-#define TOP_prod(a, b)     ((a) * (b))
-#define CTIN_sum(T, p, i)  ((T)((double)VAL(int, 6, p, i) + (double)((p) % 3) * I))
-#define CTIN_prod(T, p, i) ((T)((double)(1 + ((p) + (i)) % 2) + (double)(((p) + 1) % 2) * I))
 
 #define DEFINE_TO_ALL_(T, N, OP, IN)                                                               \
     static void to_all_##N##_##OP(void) {                                                          \
@@ -157,31 +142,7 @@ DEFINE_TO_ALL_(shmem_complexf_t, complexf, sum, CTIN_sum)
 DEFINE_TO_ALL_(shmem_complexf_t, complexf, prod, CTIN_prod)
 
 static void reductions(void) {
-#define C_BIT(T, N)                                                                                \
-    if (test_keep(#N)) {                                                                           \
-        to_all_##N##_and();                                                                        \
-        to_all_##N##_or();                                                                         \
-        to_all_##N##_xor();                                                                        \
-    }
-#define C_MM(T, N)                                                                                 \
-    if (test_keep(#N)) {                                                                           \
-        to_all_##N##_max();                                                                        \
-        to_all_##N##_min();                                                                        \
-    }
-#define C_AR(T, N)                                                                                 \
-    if (test_keep(#N)) {                                                                           \
-        to_all_##N##_sum();                                                                        \
-        to_all_##N##_prod();                                                                       \
-    }
-    SHMEM_TO_ALL_BITWISE_TYPES(C_BIT)
-    SHMEM_TO_ALL_MINMAX_TYPES(C_MM)
-    SHMEM_TO_ALL_MINMAX_TYPES(C_AR)
-    to_all_complexd_sum();
-    to_all_complexd_prod();
-    if (test_keep("complexf")) {
-        to_all_complexf_sum();
-        to_all_complexf_prod();
-    }
+    TO_ALL_CALL_EVERY();
 }
 
 static void barriers(int *slot) {

@@ -1,8 +1,9 @@
-// OpenSHMEM from C++ (oshc++): shmem.h and shmemx.h (which brings shoal.h) compile as C++, and the
-// typed routines and the generic overloads link against libshoal. The tool tests only build this
-// program.
+// OpenSHMEM from C++ (oshc++): shmem.h, shcoll.h and shmemx.h (which brings shoal.h) compile as
+// C++, and the typed routines and the generic overloads link against libshoal. The tool tests only
+// build this program.
 #include <cstdio>
 
+#include <shcoll.h>
 #include <shmemx.h>
 
 static int ints[16];
