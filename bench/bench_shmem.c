@@ -5,6 +5,12 @@
  *
  *   bench_shmem [--quick] [--max-bytes N] [--batches B] [--set K]
  *
+ * The SHCOLL paper's figures 6-12, as its loops time them ("fig<N>_*": barrier; broadcast32 plus
+ * shmem_barrier_all; double_sum_to_all, fcollect32, collect32, alltoall32 and alltoalls32, each
+ * with a barrier_all in the loop, at the paper's sizes per PE up to --max-bytes); built with Shoal
+ * also through SHCOLL's names with the algorithm the paper found best at that size
+ * ("fig<N>_shcoll_*", shcoll.h).
+ *
  * --set K: only the collectives, over the active set of PEs 0..K-1 (the others wait in
  * shmem_barrier_all): a set that is not the whole world, which Shoal serves with a team of its
  * own, or on the program's pSync past SHOAL_SHMEM_ACTIVE_SET_TEAMS (docs/openshmem.md).
@@ -24,6 +30,10 @@
 #if __has_include(<shoal.h>)
 #include <shoal.h>
 #define HAVE_SHOAL_NATIVE 1
+#endif
+#if __has_include(<shcoll.h>)
+#include <shcoll.h>
+#define HAVE_SHCOLL_NAMES 1
 #endif
 #endif
 #endif
@@ -82,6 +92,7 @@ static long psync_a2a[2][SHMEM_ALLTOALL_SYNC_SIZE];
 static long pwrk_long[SHMEM_REDUCE_MIN_WRKDATA_SIZE + (1 << 17)];
 static double pwrk_double[SHMEM_REDUCE_MIN_WRKDATA_SIZE + (1 << 17)];
 static char *sym_buf, *sym_dst;
+static size_t sym_bytes; /* of each */
 static char *local_buf;
 
 /* PE 0 runs op reps times per batch, PE 1 idles in the barrier; the median per-op time. */
@@ -236,6 +247,90 @@ static void bench_collectives(void) {
     }
 }
 
+/* The SHCOLL paper's evaluation patterns (figures 6-12: section 6), over all PEs. Each loop has
+ * the barrier_all the paper's loops have (the pSync arming of OpenSHMEM 1.4). Sizes are the
+ * paper's, per PE, up to max_bytes (its 256 MiB broadcast is left out). */
+static void bench_shcoll_figures(void) {
+    static long ps_barrier[SHMEM_BARRIER_SYNC_SIZE];
+    for (int i = 0; i < SHMEM_BARRIER_SYNC_SIZE; i++) ps_barrier[i] = SHMEM_SYNC_VALUE;
+    for (size_t i = 0; i < sym_bytes; i++) sym_buf[i] = (char)(me + i);
+    shmem_barrier_all();
+    TIME_ALL("fig6_barrier", 0, reps_for(0, 500), shmem_barrier(0, 0, npes, ps_barrier));
+    static const size_t fig7[] = {4, 1024, (size_t)1 << 20}, fig8[] = {8, 2048},
+                        fig9[] = {4, 16384}, fig12[] = {4, 128};
+    int k = 0;
+    for (size_t j = 0; j < sizeof fig7 / sizeof fig7[0] && fig7[j] <= max_bytes; j++) {
+        size_t n = fig7[j];
+        TIME_ALL("fig7_broadcast32_barrier_all", n, reps_for(n, 200),
+                 (shmem_broadcast32(sym_dst, sym_buf, n / 4, 0, 0, 0, npes, psync[k ^= 1]),
+                  shmem_barrier_all()));
+#ifdef HAVE_SHCOLL_NAMES /* the paper's choice: k-nomial to 1 KiB, binomial above */
+        TIME_ALL("fig7_shcoll_broadcast32_barrier_all", n, reps_for(n, 200),
+                 ((n <= 1024 ? shcoll_broadcast32_knomial_tree : shcoll_broadcast32_binomial_tree)(
+                      sym_dst, sym_buf, n / 4, 0, 0, 0, npes, psync[k ^= 1]),
+                  shmem_barrier_all()));
+#endif
+        check(me == 0 || sym_dst[n - 1] == (char)(n - 1), "fig7 broadcast");
+    }
+    for (size_t j = 0; j < sizeof fig8 / sizeof fig8[0] && fig8[j] <= max_bytes; j++) {
+        size_t n = fig8[j];
+        int nd = (int)(n / sizeof(double));
+        TIME_ALL(
+            "fig8_double_sum_to_all", n, reps_for(n, 200),
+            (shmem_barrier_all(), shmem_double_sum_to_all((double *)sym_dst, (double *)sym_buf, nd,
+                                                          0, 0, npes, pwrk_double, psync[k ^= 1])));
+#ifdef HAVE_SHCOLL_NAMES /* recursive doubling */
+        TIME_ALL("fig8_shcoll_double_sum_to_all", n, reps_for(n, 200),
+                 (shmem_barrier_all(),
+                  shcoll_double_sum_to_all_rec_dbl((double *)sym_dst, (double *)sym_buf, nd, 0, 0,
+                                                   npes, pwrk_double, psync[k ^= 1])));
+#endif
+    }
+    for (size_t j = 0; j < sizeof fig9 / sizeof fig9[0] && fig9[j] <= max_bytes; j++) {
+        size_t n = fig9[j];
+        TIME_ALL("fig9_fcollect32", n, reps_for(n * (size_t)npes, 200),
+                 (shmem_fcollect32(sym_dst, sym_buf, n / 4, 0, 0, npes, psync[k ^= 1]),
+                  shmem_barrier_all()));
+        check(sym_dst[n * (size_t)(npes - 1)] == (char)(npes - 1), "fig9 fcollect");
+        TIME_ALL("fig10_collect32", n, reps_for(n * (size_t)npes, 200),
+                 (shmem_collect32(sym_dst, sym_buf, n / 4, 0, 0, npes, psync[k ^= 1]),
+                  shmem_barrier_all()));
+        check(sym_dst[n * (size_t)(npes - 1)] == (char)(npes - 1), "fig10 collect");
+        TIME_ALL("fig11_alltoall32", n, reps_for(n * (size_t)npes, 200),
+                 (shmem_alltoall32(sym_dst, sym_buf, n / 4, 0, 0, npes, psync_a2a[k ^= 1]),
+                  shmem_barrier_all()));
+        /* block p of my dest is block me of PE p's source */
+        check(sym_dst[n * (size_t)(npes - 1)] == (char)(npes - 1 + (int)(n * (size_t)me)),
+              "fig11 alltoall");
+#ifdef HAVE_SHCOLL_NAMES /* Bruck, recursive doubling, colour pairwise */
+        TIME_ALL("fig9_shcoll_fcollect32", n, reps_for(n * (size_t)npes, 200),
+                 (shcoll_fcollect32_bruck(sym_dst, sym_buf, n / 4, 0, 0, npes, psync[k ^= 1]),
+                  shmem_barrier_all()));
+        TIME_ALL("fig10_shcoll_collect32", n, reps_for(n * (size_t)npes, 200),
+                 (shcoll_collect32_rec_dbl(sym_dst, sym_buf, n / 4, 0, 0, npes, psync[k ^= 1]),
+                  shmem_barrier_all()));
+        TIME_ALL("fig11_shcoll_alltoall32", n, reps_for(n * (size_t)npes, 200),
+                 (shcoll_alltoall32_color_pairwise_exchange_counter(sym_dst, sym_buf, n / 4, 0, 0,
+                                                                    npes, psync_a2a[k ^= 1]),
+                  shmem_barrier_all()));
+#endif
+    }
+    for (size_t j = 0; j < sizeof fig12 / sizeof fig12[0] && fig12[j] <= max_bytes; j++) {
+        size_t n = fig12[j];
+        TIME_ALL("fig12_alltoalls32", n, reps_for(n * (size_t)npes, 200),
+                 (shmem_alltoalls32(sym_dst, sym_buf, 1, 1, n / 4, 0, 0, npes, psync_a2a[k ^= 1]),
+                  shmem_barrier_all()));
+        check(sym_dst[n * (size_t)(npes - 1)] == (char)(npes - 1 + (int)(n * (size_t)me)),
+              "fig12 alltoalls");
+#ifdef HAVE_SHCOLL_NAMES /* XOR pairwise (a power of two; colour pairwise otherwise) */
+        TIME_ALL("fig12_shcoll_alltoalls32", n, reps_for(n * (size_t)npes, 200),
+                 (shcoll_alltoalls32_xor_pairwise_exchange_counter(sym_dst, sym_buf, 1, 1, n / 4, 0,
+                                                                   0, npes, psync_a2a[k ^= 1]),
+                  shmem_barrier_all()));
+#endif
+    }
+}
+
 int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick")) {
@@ -276,6 +371,7 @@ int main(int argc, char **argv) {
     size_t coll_bytes = max_bytes < ((size_t)1 << 20) ? max_bytes : ((size_t)1 << 20);
     size_t buf = max_bytes > coll_bytes * (size_t)npes ? max_bytes : coll_bytes * (size_t)npes;
     sym_buf = shmem_malloc(buf);
+    sym_bytes = buf;
     sym_dst = shmem_malloc(buf);
     local_buf = malloc(buf);
     if (!sym_long || !sym_counter || !sym_buf || !sym_dst || !local_buf) {
@@ -296,6 +392,7 @@ int main(int argc, char **argv) {
         printf("SET 0..%d\n", set_size - 1);
     }
     bench_collectives();
+    if (set_size == npes) bench_shcoll_figures();
     shmem_free(sym_dst);
     shmem_free(sym_buf);
     shmem_free(sym_counter);
