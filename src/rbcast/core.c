@@ -514,7 +514,8 @@ shoal_err_t rb_params_load(rb_space_t *sp) {
     sp->relay_spin = rt->rb_relay_spin;
     sp->relay_max_sleep_us = rt->rb_relay_max_sleep_us;
     sp->sleep_limit_ms = rt->rb_sleep_limit_ms;
-    sp->spin_count = rt->spin_count;
+    sp->spin_count = rt->spin_count < 0 ? 0 : rt->spin_count; /* -1 (auto) unresolved without
+                                                               * shoal_init: the short spin's 0 */
     const char *a = rt->rb_algo && *rt->rb_algo ? rt->rb_algo : "auto";
     if (!strcmp(a, "auto"))
         sp->auto_means = SHOAL_RMA_BCAST_AUTO;

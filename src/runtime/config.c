@@ -41,11 +41,12 @@ static const cfg_entry_t table[] = {
      "The long spin: polls a wait makes back to back before it starts pausing between polls (a "
      "pause costs 23-80 ns on our hosts, as much as a cache-line hand-off)",
      FIELD(spin_tight), 0, 100000000},
-    {"SHOAL_SPIN_COUNT", CFG_INT, "0",
+    {"SHOAL_SPIN_COUNT", CFG_INT, "-1",
      "The short spin: polls a wait makes before it starts yielding the core, when this machine "
      "has more units than CPUs (the unit it waits for may need this core) or the adaptive spin "
-     "finds other jobs on its CPUs",
-     FIELD(spin_count), 0, 100000000},
+     "finds other jobs on its CPUs. -1: 64 when this machine's own units outnumber its CPUs on "
+     "Open MPI, 0 otherwise (measured: docs/design.md, Waiting and progress)",
+     FIELD(spin_count), -1, 100000000},
     {"SHOAL_SPIN_COUNT_DEDICATED", CFG_INT, "4096",
      "The long spin: polls with a pause a wait makes after SHOAL_SPIN_TIGHT before it starts "
      "yielding the core, when every unit of this machine has a CPU of its own (a yield then hands "
