@@ -231,18 +231,8 @@ static void alltoalls(void) {
                   #OP, names[a]);                                                                  \
         }                                                                                          \
     }
-#define D_BIT(T, N)                                                                                \
-    DEFINE_TO_ALL(T, N, and, TIN_and)                                                              \
-    DEFINE_TO_ALL(T, N, or, TIN_or) DEFINE_TO_ALL(T, N, xor, TIN_xor)
-#define D_MM(T, N) DEFINE_TO_ALL(T, N, max, TIN_max) DEFINE_TO_ALL(T, N, min, TIN_min)
-#define D_AR(T, N) DEFINE_TO_ALL(T, N, sum, TIN_sum) DEFINE_TO_ALL(T, N, prod, TIN_prod)
-SHMEM_TO_ALL_BITWISE_TYPES(D_BIT)
-SHMEM_TO_ALL_MINMAX_TYPES(D_MM)
-SHMEM_TO_ALL_MINMAX_TYPES(D_AR) /* the real arithmetic types; the complex ones below */
-DEFINE_TO_ALL(shmem_complexd_t, complexd, sum, CTIN_sum)
-DEFINE_TO_ALL(shmem_complexd_t, complexd, prod, CTIN_prod)
-DEFINE_TO_ALL(shmem_complexf_t, complexf, sum, CTIN_sum)
-DEFINE_TO_ALL(shmem_complexf_t, complexf, prod, CTIN_prod)
+#define TO_ALL_DEF DEFINE_TO_ALL
+TO_ALL_DEFINE_EVERY()
 
 static void reductions(void) {
     TO_ALL_CALL_EVERY();

@@ -129,17 +129,8 @@ static void data_movement(void) {
         }                                                                                          \
         CHECK(dst[NE] == (T)0, "%s shmem_%s_%s_to_all wrote past nreduce", set.name, #N, #OP);     \
     }
-#define DEFINE_TO_ALL(T, N, OP) DEFINE_TO_ALL_(T, N, OP, TIN_##OP)
-#define D_BIT(T, N)             DEFINE_TO_ALL(T, N, and) DEFINE_TO_ALL(T, N, or) DEFINE_TO_ALL(T, N, xor)
-#define D_MM(T, N)              DEFINE_TO_ALL(T, N, max) DEFINE_TO_ALL(T, N, min)
-#define D_AR(T, N)              DEFINE_TO_ALL(T, N, sum) DEFINE_TO_ALL(T, N, prod)
-SHMEM_TO_ALL_BITWISE_TYPES(D_BIT)
-SHMEM_TO_ALL_MINMAX_TYPES(D_MM)
-SHMEM_TO_ALL_MINMAX_TYPES(D_AR) /* the real arithmetic types; the complex ones below */
-DEFINE_TO_ALL_(shmem_complexd_t, complexd, sum, CTIN_sum)
-DEFINE_TO_ALL_(shmem_complexd_t, complexd, prod, CTIN_prod)
-DEFINE_TO_ALL_(shmem_complexf_t, complexf, sum, CTIN_sum)
-DEFINE_TO_ALL_(shmem_complexf_t, complexf, prod, CTIN_prod)
+#define TO_ALL_DEF DEFINE_TO_ALL_
+TO_ALL_DEFINE_EVERY()
 
 static void reductions(void) {
     TO_ALL_CALL_EVERY();
