@@ -243,7 +243,7 @@ static shoal_err_t complete_undeclared(epoch_t *e, segment_t *seg) {
     shoal__epoch_reset_traffic(e);
     return shoal__fail(SHOAL_ERR_STATE,
                        "the fence asserted SHOAL_EPOCH_NOPRECEDE (an empty epoch), but this unit "
-                       "issued %u operations in it; they were completed anyway",
+                       "issued operations in it (at least %u); they were completed anyway",
                        n);
 }
 

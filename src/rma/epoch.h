@@ -40,7 +40,7 @@ typedef struct epoch {
     uint64_t expected_total;     /* arrivals this member was told to expect, in all */
     shoal_words_t ctrl;          /* the members' control words (in their pools) */
     /* This epoch's traffic from me, per team member; updated atomically (threads may issue). */
-    uint32_t *ops_to;   /* [size] operations issued to each member */
+    uint32_t *ops_to;   /* [size] operations issued to each member (at least: see note_target) */
     uint32_t *notes_to; /* [size] notifications sent to each (the notify design) */
     int32_t *touched;   /* the members with ops_to > 0, in first-touch order */
     uint32_t ntouched;
@@ -54,6 +54,30 @@ typedef struct epoch {
     void **packs;
     size_t npacks, packs_cap;
 } epoch_t;
+
+/* 1 when an operation of the open epoch to a mapped member is only a copy now and a note of its
+ * target: the immediate designs but notify (which also sends a notification). shoal_put_nb and
+ * shoal_get_nb take such operations in line (rma/nb.c); everything else goes through
+ * shoal__epoch_issue. */
+static inline int shoal__epoch_moves_plainly(const epoch_t *e) {
+    return e->open && (e->design == SHOAL_EPOCH_IMM_BARRIER || e->design == SHOAL_EPOCH_IMM_NAIVE);
+}
+
+/* Notes traffic to member rel in this epoch; the first lists rel, so that the fence visits only
+ * the members used. Threads may issue at once: the first note is an atomic add, which decides
+ * who lists rel. Later ones are a plain load and store, because a locked add would also wait for
+ * the copy's stores to leave the store buffer (each a cache-line transfer to the target) on every
+ * put. Concurrent threads may then lose counts; only an error message reads them ("at least"),
+ * and a count once above 0 never returns to 0 before the fence resets it. */
+static inline void shoal__epoch_note_target(epoch_t *e, int32_t rel) {
+    uint32_t seen = __atomic_load_n(&e->ops_to[rel], __ATOMIC_RELAXED);
+    if (__builtin_expect(seen != 0, 1)) {
+        __atomic_store_n(&e->ops_to[rel], seen + 1, __ATOMIC_RELAXED);
+        return;
+    }
+    if (__atomic_fetch_add(&e->ops_to[rel], 1, __ATOMIC_RELAXED) == 0)
+        e->touched[__atomic_fetch_add(&e->ntouched, 1, __ATOMIC_RELAXED)] = rel;
+}
 
 /* shoal_put_nb / shoal_get_nb on an allocation that has fence state (t->seg->epoch). */
 shoal_err_t shoal__epoch_issue(int is_put, void *local, const shoal_target_t *t, size_t nbytes,

@@ -84,12 +84,6 @@ static shoal_err_t enqueue(epoch_t *e, int is_put, void *local, const shoal_targ
     return err;
 }
 
-/* First traffic to rel in this epoch lists it, so the fence visits only the members used. */
-static void note_target(epoch_t *e, int32_t rel) {
-    if (__atomic_fetch_add(&e->ops_to[rel], 1, __ATOMIC_RELAXED) == 0)
-        e->touched[__atomic_fetch_add(&e->ntouched, 1, __ATOMIC_RELAXED)] = rel;
-}
-
 shoal_err_t shoal__epoch_issue(int is_put, void *local, const shoal_target_t *t, size_t n,
                                shoal_handle_t *handle) {
     epoch_t *e = t->seg->epoch;
@@ -125,7 +119,7 @@ shoal_err_t shoal__epoch_issue(int is_put, void *local, const shoal_target_t *t,
         if (!is_put && !t->addr) __atomic_fetch_add(&e->mpi_gets, 1, __ATOMIC_RELAXED);
         break;
     }
-    note_target(e, t->rank);
+    shoal__epoch_note_target(e, t->rank);
     *handle = SHOAL_HANDLE_NULL;
     return SHOAL_OK;
 }

@@ -11,7 +11,9 @@
  *   - a counter incremented by a plain get + put under a Shoal lock ends exact (the lock excludes
  *     threads of one unit as well as other units);
  *   - two threads completing copies of one handle: exactly one gets SHOAL_OK, the other
- *     SHOAL_ERR_HANDLE.
+ *     SHOAL_ERR_HANDLE;
+ *   - every fence design: the threads issue an epoch's non-blocking puts at once, to both
+ *     neighbours (so several threads may be first to a target), and one fence delivers them all.
  * Also run under ThreadSanitizer by make test's sanitizer configuration. */
 #include <pthread.h>
 #include <stdint.h>
@@ -108,6 +110,73 @@ static void *worker(void *arg) {
 }
 
 /* Two threads complete copies of one handle. */
+/* ---- Epochs: every thread puts SLOTS words, even ones to the right neighbour, odd ones to the
+ * left; each unit's part has a region for what comes from its left and one for its right, twice:
+ * epochs alternate between the two, since a neighbour's next epoch may begin while I still read
+ * this one's words (its fence returned first), and two epochs ago is safe (its next fence needs
+ * mine, which comes after my reading). */
+static shoal_gptr_t epoch_base;
+static int epoch_round;
+static int64_t epoch_src[THREADS][SLOTS]; /* untouched until the fence: deferred reads it there */
+
+static int64_t epoch_value(shoal_unit_t from, int t, int i, int round) {
+    return ((int64_t)round << 48) | value_of(from, t, i);
+}
+
+static void *epoch_worker(void *arg) {
+    int t = (int)(intptr_t)arg;
+    for (int i = 0; i < SLOTS; i++) {
+        int to_right = i % 2 == 0;
+        shoal_unit_t target = to_right ? test_right() : test_left();
+        /* at the target I am its left neighbour (region 0) when I put to its right */
+        int idx = (epoch_round % 2) * 2 * COUNTER + (to_right ? 0 : COUNTER) + t * SLOTS + i;
+        int64_t *v = &epoch_src[t][i];
+        *v = epoch_value(t_me, t, i, epoch_round);
+        shoal_handle_t h = SHOAL_HANDLE_NULL;
+        enter();
+        CHECK_OK(
+            shoal_put_nb(shoal_gptr_add(shoal_gptr_setunit(epoch_base, target), (uint64_t)idx * 8),
+                         v, sizeof *v, &h));
+        leave();
+        CHECK(h == SHOAL_HANDLE_NULL, "an epoch's put gave a handle");
+    }
+    return NULL;
+}
+
+static void check_epochs(void) {
+    static const shoal_epoch_design_t designs[] = {SHOAL_EPOCH_DEFERRED, SHOAL_EPOCH_IMM_NAIVE,
+                                                   SHOAL_EPOCH_IMM_BARRIER, SHOAL_EPOCH_IMM_NOTIFY};
+    REQUIRE_OK(shoal_team_memalloc(SHOAL_TEAM_ALL, 4 * COUNTER * 8, &epoch_base));
+    int64_t *mine = NULL;
+    REQUIRE_OK(shoal_gptr_getaddr(epoch_base, (void **)&mine));
+    for (size_t d = 0; d < sizeof designs / sizeof designs[0]; d++) {
+        CHECK_OK(shoal_epoch_set_design(epoch_base, designs[d]));
+        CHECK_OK(shoal_epoch_fence(epoch_base, 0)); /* opens the first epoch */
+        for (int round = 1; round <= 3; round++) {
+            epoch_round = (int)d * 4 + round;
+            pthread_t th[THREADS];
+            for (int t = 0; t < THREADS; t++)
+                REQUIRE(pthread_create(&th[t], NULL, epoch_worker, (void *)(intptr_t)t) == 0,
+                        "pthread_create");
+            for (int t = 0; t < THREADS; t++) pthread_join(th[t], NULL);
+            CHECK_OK(shoal_epoch_fence(epoch_base, 0));
+            long bad = 0;
+            for (int t = 0; t < THREADS; t++)
+                for (int i = 0; i < SLOTS; i++) {
+                    int from_left = i % 2 == 0; /* the left neighbour's even puts came right */
+                    shoal_unit_t from = from_left ? test_left() : test_right();
+                    int idx =
+                        (epoch_round % 2) * 2 * COUNTER + (from_left ? 0 : COUNTER) + t * SLOTS + i;
+                    bad += mine[idx] != epoch_value(from, t, i, epoch_round);
+                }
+            CHECK(bad == 0, "design %s, epoch %d: %ld of %d words wrong after the fence",
+                  shoal_epoch_design_name(designs[d]), round, bad, COUNTER);
+        }
+        CHECK_OK(shoal_epoch_fence(epoch_base, SHOAL_EPOCH_NOSUCCEED));
+    }
+    CHECK_OK(shoal_team_memfree(epoch_base));
+}
+
 static shoal_handle_t shared_handle;
 static shoal_err_t wait_result[2];
 static void *waiter(void *arg) {
@@ -186,6 +255,8 @@ int main(int argc, char **argv) {
               shoal_strerror(wait_result[0]), shoal_strerror(wait_result[1]));
     }
     CHECK_OK(shoal_barrier(SHOAL_TEAM_ALL));
+
+    check_epochs();
 
     CHECK_OK(shoal_lock_destroy(&lock));
     CHECK_OK(shoal_team_memfree(base));

@@ -46,6 +46,8 @@ int main(int argc, char **argv) {
     MEASURE("shoal_get8", shoal_get(&out, g, 8));
     MEASURE("shoal_fetch_add", shoal_fetch_add_i64(g, 1, &old));
     MEASURE("shoal_signal_add", shoal_signal(sig, 1, SHOAL_SIGNAL_ADD));
+    shoal_handle_t h = SHOAL_HANDLE_NULL; /* the direct path gives no handle */
+    MEASURE("shoal_put8_nb", shoal_put_nb(g, &v, 8, &h));
     MEASURE("shmem_put8", shmem_long_put(sym_word, (long *)&v, 1, 0));
     MEASURE("shmem_get8", shmem_long_get((long *)&out, sym_word, 1, 0));
     MEASURE("shmem_fetch_add", old = shmem_long_atomic_fetch_add(sym_word, 1, 0));
@@ -57,10 +59,13 @@ int main(int argc, char **argv) {
     MEASURE("shmem_barrier_all", shmem_barrier_all());
     /* A fence on an allocation every member maps (auto: imm_barrier, its barrier alone), empty and
      * closing one put. The first fence, which makes the allocation's fence state, comes first. */
-    shoal_handle_t h = SHOAL_HANDLE_NULL;
     if (shoal_epoch_fence(g, 0) != SHOAL_OK) return 1;
     MEASURE("shoal_epoch_fence", shoal_epoch_fence(g, 0));
     MEASURE("shoal_epoch_put8_fence", (shoal_put_nb(g, &v, 8, &h), shoal_epoch_fence(g, 0)));
+    /* One put of an open epoch (an element-wise loop's step): the copy and a note of its target,
+     * in line in shoal_put_nb since session 20. */
+    MEASURE("shoal_epoch_put8", shoal_put_nb(g, &v, 8, &h));
+    if (shoal_epoch_fence(g, 0) != SHOAL_OK) return 1;
     shoal_team_memfree(g);
     shmem_finalize();
     return 0;
