@@ -16,7 +16,10 @@ static shoal_err_t check_buffer(team_t *t, shoal_gptr_t gp, size_t nbytes, const
                            what, (int)shoal__rt.myid, (unsigned)gp.unit);
     segment_t *s = NULL;
     SHOAL_TRY(shoal__resolve_symmetric(gp, nbytes, what, &s));
-    for (int32_t r = 0; r < t->size; r++)
+    /* Every member of t must hold the allocation: certain when it lives on t itself or on the
+     * team of all units (an OpenSHMEM active set's buffers), else asked member by member. */
+    int32_t check = s->team == t || s->rel_is_abs ? 0 : t->size;
+    for (int32_t r = 0; r < check; r++)
         if (s->team->rel_of_abs[t->abs_of_rel[r]] < 0)
             return shoal__fail(SHOAL_ERR_TEAM,
                                "%s lives on team %d, which lacks unit %d of team %d", what,
@@ -47,14 +50,73 @@ static shoal_err_t buffers(coll_args_t *a, shoal_gptr_t dest, size_t dbytes, sho
     return SHOAL_OK;
 }
 
-/* Select and run. Everything I issued before is complete first (as for a barrier). */
-static shoal_err_t run(coll_args_t *a) {
-    const coll_algo_t *algo = NULL;
-    SHOAL_TRY(coll_select(a, &algo));
+/* ---- Repeats ----
+ * Programs call the same small collective over and over (a time step's reduction, a benchmark's
+ * loop). Checking the buffers and scanning the rules cost more than an 8-byte broadcast moves
+ * (about 550 of its 1,170 instructions at 2 units), so a team keeps its last broadcast, reduce,
+ * alltoall or fcollect, checked and with its algorithm chosen, and runs the same call again without
+ * either. What was kept no longer holds when the rules changed (coll_rules_gen), the team's node
+ * count did, or either allocation was freed (its table entry or generation differ: the pointer then
+ * fails its check on the full path); verbose mode, argument agreement and a by-name preference
+ * (SHCOLL's names) always take the full path, which they need. Every member keeps and hits alike:
+ * the arguments of a collective are the same on all of them. */
+typedef struct {
+    shoal_gptr_t dest, src;
+    uint64_t key[3];
+} repeat_key_t;
+
+static int gptr_same(shoal_gptr_t x, shoal_gptr_t y) {
+    return x.unit == y.unit && x.segid == y.segid && x.flags == y.flags && x.offset == y.offset;
+}
+
+static int full_path_needed(void) {
+    return shoal__rt.coll_verbose || shoal__rt.check_collectives || coll_preferred_set();
+}
+
+static int repeat_hit(const coll_team_t *ct, coll_kind_t kind, const repeat_key_t *k) {
+    const struct coll_repeat *r = &ct->repeat;
+    return r->valid && r->kind == kind && gptr_same(r->dest, k->dest) &&
+           gptr_same(r->src, k->src) && r->key[0] == k->key[0] && r->key[1] == k->key[1] &&
+           r->key[2] == k->key[2] && r->rules_gen == coll_rules_gen && r->nnodes == ct->nnodes &&
+           shoal__segtab[k->dest.segid] == r->args.dseg && r->args.dseg->gen == k->dest.flags &&
+           shoal__segtab[k->src.segid] == r->args.sseg && r->args.sseg->gen == k->src.flags &&
+           !full_path_needed();
+}
+
+/* Everything I issued before is complete first (as for a barrier); then the algorithm. */
+static shoal_err_t run_chosen(coll_args_t *a, const coll_algo_t *algo) {
     SHOAL_TRY(shoal__segments_flush(-1));
     a->ct->seq++;
     a->ct->last_algo = algo->name;
     return algo->run(a);
+}
+
+static shoal_err_t run_again(coll_team_t *ct) {
+    coll_args_t a = ct->repeat.args; /* a copy: algorithms may write to their arguments */
+    return run_chosen(&a, ct->repeat.algo);
+}
+
+/* Select and run; with k, keep the checked call for its repeats. */
+static shoal_err_t run_keep(coll_args_t *a, const repeat_key_t *k) {
+    const coll_algo_t *algo = NULL;
+    SHOAL_TRY(coll_select(a, &algo));
+    if (k && !full_path_needed()) {
+        struct coll_repeat *r = &a->ct->repeat;
+        r->kind = a->kind;
+        r->dest = k->dest;
+        r->src = k->src;
+        memcpy(r->key, k->key, sizeof r->key);
+        r->rules_gen = coll_rules_gen;
+        r->nnodes = a->ct->nnodes;
+        r->algo = algo;
+        r->args = *a;
+        r->valid = 1;
+    }
+    return run_chosen(a, algo);
+}
+
+static shoal_err_t run(coll_args_t *a) {
+    return run_keep(a, NULL);
 }
 
 /* Failure agreement of the data collectives. By default a unit's verdict on its own arguments is
@@ -152,6 +214,10 @@ shoal_err_t shoal__coll_barrier(team_t *t) {
 
 static shoal_err_t broadcast(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t src, size_t nbytes,
                              shoal_unit_t root, int keep_root_dest) {
+    team_t *t = NULL;
+    SHOAL_TRY(shoal__team_get(team, &t));
+    repeat_key_t k = {dest, src, {nbytes, (uint64_t)(int64_t)root, (uint64_t)keep_root_dest}};
+    if (repeat_hit(t->coll, COLL_BROADCAST, &k)) return run_again(t->coll);
     coll_args_t a;
     SHOAL_TRY(begin(COLL_BROADCAST, team, &a));
     shoal_err_t err = SHOAL_OK;
@@ -164,7 +230,7 @@ static shoal_err_t broadcast(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t 
     a.root = root;
     a.root_keeps_dest = keep_root_dest;
     a.nbytes = a.msg_bytes = nbytes;
-    return run(&a);
+    return run_keep(&a, &k);
 }
 
 shoal_err_t shoal_broadcast(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t src, size_t nbytes,
@@ -317,6 +383,10 @@ shoal_err_t shoal_collect(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t src
 
 shoal_err_t shoal_fcollect(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t src, size_t nbytes) {
     SHOAL_ENTER("shoal_fcollect");
+    team_t *t = NULL;
+    SHOAL_TRY(shoal__team_get(team, &t));
+    repeat_key_t k = {dest, src, {nbytes, 0, 0}};
+    if (repeat_hit(t->coll, COLL_FCOLLECT, &k)) return run_again(t->coll);
     coll_args_t a;
     SHOAL_TRY(begin(COLL_FCOLLECT, team, &a));
     shoal_err_t err = SHOAL_OK;
@@ -327,18 +397,32 @@ shoal_err_t shoal_fcollect(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t sr
     a.nbytes = nbytes;
     a.total = nbytes * (size_t)a.p;
     a.msg_bytes = a.total;
-    SHOAL_TRY(alloc_sizes(&a));
+    coll_team_t *ct = a.ct;
+    if (!ct->fcollect_sizes) { /* the team's first fcollect */
+        ct->fcollect_sizes = malloc((size_t)a.p * sizeof *ct->fcollect_sizes);
+        ct->fcollect_offsets = malloc((size_t)a.p * sizeof *ct->fcollect_offsets);
+        if (!ct->fcollect_sizes || !ct->fcollect_offsets) {
+            free(ct->fcollect_sizes);
+            free(ct->fcollect_offsets);
+            ct->fcollect_sizes = ct->fcollect_offsets = NULL;
+            return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
+        }
+    }
+    a.sizes = ct->fcollect_sizes; /* the team's: a kept call's arguments point at them */
+    a.offsets = ct->fcollect_offsets;
     for (int32_t r = 0; r < a.p; r++) {
         a.sizes[r] = nbytes;
         a.offsets[r] = nbytes * (size_t)r;
     }
-    err = run(&a);
-    drop_sizes(&a);
-    return err;
+    return run_keep(&a, &k);
 }
 
 shoal_err_t shoal_alltoall(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t src, size_t nbytes) {
     SHOAL_ENTER("shoal_alltoall");
+    team_t *t = NULL;
+    SHOAL_TRY(shoal__team_get(team, &t));
+    repeat_key_t k = {dest, src, {nbytes, 0, 0}};
+    if (repeat_hit(t->coll, COLL_ALLTOALL, &k)) return run_again(t->coll);
     coll_args_t a;
     SHOAL_TRY(begin(COLL_ALLTOALL, team, &a));
     shoal_err_t err = SHOAL_OK;
@@ -350,7 +434,7 @@ shoal_err_t shoal_alltoall(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t sr
         err = shoal__fail(SHOAL_ERR_INVAL, "dest and src overlap");
     SHOAL_TRY(AGREE(&a, err, COLL_ALLTOALL, nbytes, gptr_word(dest), gptr_word(src)));
     a.nbytes = a.msg_bytes = nbytes;
-    return run(&a);
+    return run_keep(&a, &k);
 }
 
 /* Bytes spanned by n elements at stride (elements) of elem bytes. */
@@ -408,6 +492,10 @@ static shoal_err_t check_reduction(shoal_type_t type, shoal_red_op_t op, int ops
 shoal_err_t shoal_reduce(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t src, size_t count,
                          shoal_type_t type, shoal_red_op_t op) {
     SHOAL_ENTER("shoal_reduce");
+    team_t *t = NULL;
+    SHOAL_TRY(shoal__team_get(team, &t));
+    repeat_key_t k = {dest, src, {count, (uint64_t)type, (uint64_t)op}};
+    if (repeat_hit(t->coll, COLL_REDUCE, &k)) return run_again(t->coll);
     coll_args_t a;
     SHOAL_TRY(begin(COLL_REDUCE, team, &a));
     shoal_err_t err = check_reduction(type, op, 0x7f);
@@ -424,7 +512,7 @@ shoal_err_t shoal_reduce(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t src,
     a.type = type;
     a.op = op;
     a.nbytes = a.msg_bytes = bytes;
-    return run(&a);
+    return run_keep(&a, &k);
 }
 
 shoal_err_t shoal_scan(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t src, size_t count,

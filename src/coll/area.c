@@ -54,6 +54,8 @@ static void free_coll_team(coll_team_t *ct) {
     free(ct->by_node);
     free(ct->node_start);
     free(ct->local_buf);
+    free(ct->fcollect_sizes);
+    free(ct->fcollect_offsets);
     free(ct);
 }
 

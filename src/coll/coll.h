@@ -121,9 +121,27 @@ struct coll_team {
     /* That selection is `line` at 2 members in shared memory, which is the synchronisation
      * layer's 2-member barrier (sync.h): shoal_team_barrier runs it before anything else. */
     int barrier_pair;
+    /* fcollect's per-member sizes and offsets (every block the same), made by its first call
+     * and kept: no allocation per call, and a kept fcollect's arguments point at them. */
+    size_t *fcollect_sizes, *fcollect_offsets;
+    /* The last broadcast, reduce, alltoall or fcollect: its arguments checked, its algorithm
+     * chosen, ready to run again (api.c, "Repeats"): the same call once more skips the checks and
+     * the rules. */
+    struct coll_repeat {
+        int valid;
+        coll_kind_t kind;
+        shoal_gptr_t dest, src;
+        uint64_t key[3]; /* the call's other arguments, by kind */
+        uint64_t rules_gen;
+        int32_t nnodes;
+        const struct coll_algo *algo;
+        coll_args_t args; /* as selection left them, before the algorithm ran */
+    } repeat;
 };
 /* The generation of the selection rules (select.c): a kept barrier selection holds while equal. */
 extern uint64_t coll_rules_gen;
+/* A by-name preference (coll_prefer) is set on this thread: selections are not kept. */
+int coll_preferred_set(void);
 
 /* The "native" algorithm of every collective (native.c): the MPI library's own collective on the
  * team's communicator. Why it cannot run a call (NULL: it can); the simulator has its own. */
