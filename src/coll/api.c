@@ -56,10 +56,11 @@ static shoal_err_t buffers(coll_args_t *a, shoal_gptr_t dest, size_t dbytes, sho
  * (about 550 of its 1,170 instructions at 2 units), so a team keeps its last broadcast, reduce,
  * alltoall or fcollect, checked and with its algorithm chosen, and runs the same call again without
  * either. What was kept no longer holds when the rules changed (coll_rules_gen), the team's node
- * count did, or either allocation was freed (its table entry or generation differ: the pointer then
- * fails its check on the full path); verbose mode, argument agreement and a by-name preference
- * (SHCOLL's names) always take the full path, which they need. Every member keeps and hits alike:
- * the arguments of a collective are the same on all of them. */
+ * count did, the thread's by-name preference (SHCOLL's names) is not the one it was chosen under,
+ * or either allocation was freed (its table entry or generation differ: the pointer then fails
+ * its check on the full path); verbose mode and argument agreement always take the full path,
+ * which they need. Every member keeps and hits alike: the arguments of a collective are the same
+ * on all of them. */
 typedef struct {
     shoal_gptr_t dest, src;
     uint64_t key[3];
@@ -70,7 +71,7 @@ static int gptr_same(shoal_gptr_t x, shoal_gptr_t y) {
 }
 
 static int full_path_needed(void) {
-    return shoal__rt.coll_verbose || shoal__rt.check_collectives || coll_preferred_set();
+    return shoal__rt.coll_verbose || shoal__rt.check_collectives;
 }
 
 static int repeat_hit(const coll_team_t *ct, coll_kind_t kind, const repeat_key_t *k) {
@@ -80,7 +81,7 @@ static int repeat_hit(const coll_team_t *ct, coll_kind_t kind, const repeat_key_
            r->key[2] == k->key[2] && r->rules_gen == coll_rules_gen && r->nnodes == ct->nnodes &&
            shoal__segtab[k->dest.segid] == r->args.dseg && r->args.dseg->gen == k->dest.flags &&
            shoal__segtab[k->src.segid] == r->args.sseg && r->args.sseg->gen == k->src.flags &&
-           !full_path_needed();
+           !full_path_needed() && r->preferred == coll_preferred_key();
 }
 
 /* Everything I issued before is complete first (as for a barrier); then the algorithm. */
@@ -107,6 +108,7 @@ static shoal_err_t run_keep(coll_args_t *a, const repeat_key_t *k) {
         r->src = k->src;
         memcpy(r->key, k->key, sizeof r->key);
         r->rules_gen = coll_rules_gen;
+        r->preferred = coll_preferred_key();
         r->nnodes = a->ct->nnodes;
         r->algo = algo;
         r->args = *a;

@@ -133,6 +133,7 @@ struct coll_team {
         shoal_gptr_t dest, src;
         uint64_t key[3]; /* the call's other arguments, by kind */
         uint64_t rules_gen;
+        uint64_t preferred; /* coll_preferred_key() when kept */
         int32_t nnodes;
         const struct coll_algo *algo;
         coll_args_t args; /* as selection left them, before the algorithm ran */
@@ -140,8 +141,9 @@ struct coll_team {
 };
 /* The generation of the selection rules (select.c): a kept barrier selection holds while equal. */
 extern uint64_t coll_rules_gen;
-/* A by-name preference (coll_prefer) is set on this thread: selections are not kept. */
-int coll_preferred_set(void);
+/* This thread's by-name preference (coll_prefer) as a word: 0 none, equal for equal ones (a kept
+ * selection holds only under the preference it was made under). */
+uint64_t coll_preferred_key(void);
 
 /* The "native" algorithm of every collective (native.c): the MPI library's own collective on the
  * team's communicator. Why it cannot run a call (NULL: it can); the simulator has its own. */

@@ -538,8 +538,10 @@ shoal_err_t coll_prefer(coll_kind_t kind, const char *name, int radix) {
     return SHOAL_OK;
 }
 
-int coll_preferred_set(void) {
-    return __atomic_load_n(&preferred_ever, __ATOMIC_RELAXED) && preferred.algo != NULL;
+uint64_t coll_preferred_key(void) {
+    if (!__atomic_load_n(&preferred_ever, __ATOMIC_RELAXED) || !preferred.algo) return 0;
+    return (uint64_t)(uintptr_t)preferred.algo ^ (uint64_t)preferred.kind << 56 ^
+           (uint64_t)(uint32_t)preferred.radix << 24;
 }
 
 /* The preferred algorithm when it is for a's kind and applies: 1 (a->radix set), else 0. */

@@ -130,6 +130,31 @@ static void broadcasts(void) {
             ran("shcoll_broadcast_binomial_tree", "knomial");
         if (strcmp(rows[r].name, "linear") == 0) ran("shcoll_broadcast_linear", "linear");
     }
+    /* The same call through the plain name and through SHCOLL's, alternately: Shoal keeps a call
+     * made again (docs/collectives.md, "Repeats"), and each name must still run its own choice. */
+    const char *plain = NULL;
+    for (int k = 0; k < 6 && world_set && t_np >= 2; k++) {
+        int by_name = k % 2, seed = 80 + k;
+        fill(seed, 8);
+        if (by_name)
+            shcoll_broadcast64_linear(dst, src, NE, root, SET, psync_bcast);
+        else
+            shmem_broadcast64(dst, src, NE, root, SET, psync_bcast);
+        for (int i = 0; i < NE; i++)
+            CHECK(get(dst, i, 8) == (idx != root ? elem(seed, root, i, 8) : 0),
+                  "%s broadcast64, call %d: [%d] wrong", set.name, k, i);
+        const char *name = "";
+        shoal_coll_last_algorithm(SHOAL_TEAM_ALL, &name);
+        if (by_name)
+            ran("shcoll_broadcast64_linear after shmem_broadcast64", "linear");
+        else if (!plain)
+            plain = name;
+        else
+            CHECK(strcmp(name, plain) == 0,
+                  "shmem_broadcast64 after shcoll's linear ran \"%s\", "
+                  "before it \"%s\"",
+                  name, plain);
+    }
 }
 
 /* ---- Collect and fcollect ---- */
