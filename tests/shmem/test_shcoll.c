@@ -268,6 +268,46 @@ static void reductions(void) {
     ran("shcoll_long_sum_to_all_linear", "linear");
 }
 
+/* ---- Bad input under SHCOLL's names (every member of the set of all PEs passes the same bad
+ * argument, so every one reports it and nobody waits): the message names the SHCOLL routine and
+ * the reason, and nothing is written. */
+static void expect_refused(const char *routine, const char *reason) {
+    const char *msg = test_capture_end();
+    CHECK(strstr(msg, routine) && strstr(msg, reason),
+          "%s: message \"%s\" (expected the routine "
+          "and \"%s\")",
+          routine, msg, reason);
+}
+
+static void bad_input(void) {
+    long local_dest[NE], local_src[NE]; /* not symmetric */
+    for (int i = 0; i < NE; i++) local_dest[i] = -7, local_src[i] = i;
+    memset(dst, 0x5A, CAP * 8);
+    shcoll_barrier_dissemination(SET, psync_barrier);
+    test_capture_begin();
+    shcoll_broadcast64_linear(local_dest, src, NE, 0, SET, psync_bcast);
+    expect_refused("shcoll_broadcast64_linear", "not symmetric");
+    test_capture_begin();
+    shcoll_fcollect64_ring(dst, local_src, NE, SET, psync_collect);
+    expect_refused("shcoll_fcollect64_ring", "not symmetric");
+    test_capture_begin();
+    static long pwrk_long[SHCOLL_REDUCE_MIN_WRKDATA_SIZE + NE];
+    shcoll_long_sum_to_all_rec_dbl((long *)dst, (const long *)src, -1, SET, pwrk_long,
+                                   psync_reduce);
+    expect_refused("shcoll_long_sum_to_all_rec_dbl", "negative");
+    test_capture_begin();
+    shcoll_alltoall64_shift_exchange_barrier(dst, src, NE, 0, 0, t_np + 1, psync_a2a); /* too big */
+    expect_refused("shcoll_alltoall64_shift_exchange_barrier", "active set");
+    test_capture_begin();
+    shcoll_broadcast64_binomial_tree(dst, src, NE, t_np, SET, psync_bcast); /* root past the set */
+    expect_refused("shcoll_broadcast64_binomial_tree", "PE_root");
+    int touched = 0;
+    for (int i = 0; i < NE; i++) touched += local_dest[i] != -7;
+    for (int i = 0; i < CAP * 8; i++) touched += dst[i] != 0x5A;
+    CHECK(touched == 0, "refused calls wrote %d bytes or elements", touched);
+    shcoll_barrier_dissemination(SET, psync_barrier);
+}
+
 int main(void) {
     for (size_t k = 0; k < sizeof psyncs / sizeof psyncs[0]; k++)
         for (int i = 0; i < psync_sizes[k]; i++) psyncs[k][i] = SHCOLL_SYNC_VALUE;
@@ -300,6 +340,7 @@ int main(void) {
                      ((t_me - set.start) >> set.logstride) < set.size;
         idx = member ? (t_me - set.start) >> set.logstride : -1;
         world_set = set.size == t_np;
+        if (member && world_set) bad_input();
         if (member) {
             barriers(slot);
             broadcasts();
