@@ -57,6 +57,12 @@ int main(int argc, char **argv) {
     MEASURE("shoal_barrier", shoal_barrier(SHOAL_TEAM_ALL));
     MEASURE("shoal_team_barrier", shoal_team_barrier(SHOAL_TEAM_ALL));
     MEASURE("shmem_barrier_all", shmem_barrier_all());
+    /* A small collective made again with the same arguments: what every member pays to enter it
+     * (at one unit nothing moves), since session 20 without the checks and the rule scan. */
+    shoal_gptr_t cdst = shoal_gptr_add(g, 1024), csrc = shoal_gptr_add(g, 2048);
+    MEASURE("shoal_broadcast8", shoal_broadcast(SHOAL_TEAM_ALL, cdst, csrc, 8, 0));
+    MEASURE("shoal_reduce8",
+            shoal_reduce(SHOAL_TEAM_ALL, cdst, csrc, 1, SHOAL_TYPE_INT64, SHOAL_RED_SUM));
     /* A fence on an allocation every member maps (auto: imm_barrier, its barrier alone), empty and
      * closing one put. The first fence, which makes the allocation's fence state, comes first. */
     if (shoal_epoch_fence(g, 0) != SHOAL_OK) return 1;
