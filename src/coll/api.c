@@ -400,6 +400,9 @@ shoal_err_t shoal_fcollect(shoal_team_t team, shoal_gptr_t dest, shoal_gptr_t sr
     a.total = nbytes * (size_t)a.p;
     a.msg_bytes = a.total;
     coll_team_t *ct = a.ct;
+    /* A kept fcollect points at these arrays: it no longer holds once they change (and if this
+     * call fails before it is kept in its place, nothing kept may run with its sizes). */
+    ct->repeat.valid = 0;
     if (!ct->fcollect_sizes) { /* the team's first fcollect */
         ct->fcollect_sizes = malloc((size_t)a.p * sizeof *ct->fcollect_sizes);
         ct->fcollect_offsets = malloc((size_t)a.p * sizeof *ct->fcollect_offsets);

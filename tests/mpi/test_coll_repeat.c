@@ -8,8 +8,14 @@
  *   - the rules changed between two repeats (shoal_coll_override): the new choice runs, and the
  *     old one again once the override is gone;
  *   - the source freed between two repeats: the same call is refused (SHOAL_ERR_GPTR), also once
- *     a new allocation may have taken the freed one's id; the new allocation works. */
+ *     a new allocation may have taken the freed one's id; the new allocation works;
+ *   - an fcollect that fails after the checks (SHOAL_COLL_FCOLLECT forces eager on the direct
+ *     path, and eager refuses a block larger than its cells) between two repeats of a small one
+ *     (ring, which reads the per-member sizes):
+ *     fcollect's per-member sizes belong to the team, and the small call must still move its own
+ *     size, not the failed call's. */
 #include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -107,6 +113,10 @@ static const char *last_algorithm(void) {
 }
 
 int main(int argc, char **argv) {
+    /* The user's word: ring for small fcollects (it reads the per-member sizes), eager above
+     * wherever the team's words are CPU atomics, an error where it cannot run (the MPI path keeps
+     * the defaults there). */
+    setenv("SHOAL_COLL_FCOLLECT", "ring@bytes=-1024;eager@path=direct", 1);
     test_begin(&argc, &argv);
     CHECK_OK(shoal_team_size(SHOAL_TEAM_ALL, &p));
     CHECK_OK(shoal_team_myid(SHOAL_TEAM_ALL, &me));
@@ -134,6 +144,22 @@ int main(int argc, char **argv) {
         check_alltoall(dest, src, i % 2 ? block : block / 2, seed++);
         check_fcollect(dest, src, i % 2 ? block : block / 2, seed++);
     }
+
+    /* An fcollect that fails after its checks, between two repeats of a small one. */
+    shoal_gptr_t big_src, big_dest;
+    size_t big = 8192; /* per member: more than an eager cell */
+    REQUIRE_OK(shoal_team_memalloc(SHOAL_TEAM_ALL, big, &big_src));
+    REQUIRE_OK(shoal_team_memalloc(SHOAL_TEAM_ALL, big * (size_t)p, &big_dest));
+    for (int i = 0; i < 3; i++) {
+        check_fcollect(dest, src, 16, seed++);
+        check_fcollect(dest, src, 16, seed++);
+        shoal_err_t e = shoal_fcollect(SHOAL_TEAM_ALL, big_dest, big_src, big);
+        CHECK(e == SHOAL_OK || e == SHOAL_ERR_INVAL, "the large fcollect gave %s",
+              shoal_strerror(e));
+        check_fcollect(dest, src, 16, seed++); /* the kept call again, after the failed one */
+    }
+    CHECK_OK(shoal_team_memfree(big_dest));
+    CHECK_OK(shoal_team_memfree(big_src));
 
     /* The rules changed between two repeats. */
     check_bcast(dest, src, 64, 0, seed++);
