@@ -61,7 +61,11 @@ static shoal_err_t team_check(shmem_team_t team) {
 /* My own part of the symmetric object [addr, addr + nbytes) as a Shoal global pointer; what names
  * the argument in the message. */
 static shoal_err_t sym(const void *addr, size_t nbytes, const char *what, shoal_gptr_t *gp) {
-    if (shmem__region_of(addr, nbytes)) return shmem__gptr(addr, nbytes, (int)shoal__rt.myid, gp);
+    const shmem_region_t *in = shmem__region_of(addr, nbytes);
+    if (in) {
+        *gp = shmem__gptr_in(in, addr, (int)shoal__rt.myid);
+        return SHOAL_OK;
+    }
     const char *p = addr;
     const shmem_region_t *regions[2] = {&shmem__heap, &shmem__data};
     for (int i = 0; i < 2; i++) {

@@ -59,6 +59,16 @@ shmem__target(const void *addr, size_t nbytes, int pe, shoal_target_t *t) {
 /* The global pointer of addr on world PE pe (for Shoal's collectives), after the same checks. */
 shoal_err_t shmem__gptr(const void *addr, size_t nbytes, int pe, shoal_gptr_t *gp);
 
+/* The global pointer of addr, inside region r (shmem__region_of's answer), on world PE pe. */
+static inline shoal_gptr_t shmem__gptr_in(const shmem_region_t *r, const void *addr, int pe) {
+    shoal_gptr_t gp;
+    gp.unit = (uint32_t)pe;
+    gp.segid = r->seg->id;
+    gp.flags = r->seg->gen;
+    gp.offset = (uint64_t)((const char *)addr - r->base);
+    return gp;
+}
+
 /* shoal_put_strided for any number of elements (it takes at most 2^30 per call): nelems elements
  * of esize bytes, at byte strides dstep (at to) and sstep (from). */
 shoal_err_t shmem__put_strided_any(shoal_gptr_t to, size_t dstep, const char *from, size_t sstep,

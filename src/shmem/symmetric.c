@@ -226,10 +226,7 @@ shoal_err_t shmem__gptr(const void *addr, size_t nbytes, int pe, shoal_gptr_t *g
     const shmem_region_t *r = shmem__region_of(addr, nbytes);
     if (!r || (unsigned)pe >= (unsigned)shoal__rt.nunits)
         return shmem__target_fail(addr, nbytes, pe);
-    gp->unit = (uint32_t)pe;
-    gp->segid = r->seg->id;
-    gp->flags = r->seg->gen;
-    gp->offset = (uint64_t)((const char *)addr - r->base);
+    *gp = shmem__gptr_in(r, addr, pe);
     return SHOAL_OK;
 }
 
