@@ -44,13 +44,7 @@ shoal_err_t shoal__epoch_complete_to(epoch_t *e, segment_t *seg, int32_t rel) {
  * its target is flushed. */
 static shoal_err_t move_now(int is_put, void *local, const shoal_target_t *t, size_t n) {
     if (t->addr) {
-        if (is_put) {
-            shoal__copy_bytes(t->addr, local, n);
-            atomic_thread_fence(memory_order_release);
-        } else {
-            atomic_thread_fence(memory_order_acquire);
-            shoal__copy_bytes(local, t->addr, n);
-        }
+        shoal__copy_ordered(is_put, local, t->addr, n);
         return SHOAL_OK;
     }
     if (n > (size_t)1 << 30) /* beyond one MPI count: blocking */

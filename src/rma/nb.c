@@ -93,13 +93,7 @@ static shoal_err_t issue(int is_put, void *local, const shoal_target_t *t, size_
     if (__builtin_expect(t->seg->epoch != NULL, 0) && t->seg->epoch->fenced)
         return shoal__epoch_issue(is_put, local, t, n, handle);
     if (t->addr) {
-        if (is_put) {
-            memcpy(t->addr, local, n);
-            atomic_thread_fence(memory_order_release);
-        } else {
-            atomic_thread_fence(memory_order_acquire);
-            memcpy(local, t->addr, n);
-        }
+        shoal__copy_ordered(is_put, local, t->addr, n);
         *handle = SHOAL_HANDLE_NULL;
         return SHOAL_OK;
     }
@@ -133,17 +127,12 @@ static shoal_err_t issue_mpi(int is_put, void *local, const shoal_target_t *t, s
 /* The direct path's common cases, in line (a fence epoch's element-wise loops issue millions of
  * these): a mapped target outside fence mode, or in an open epoch whose design only copies now
  * and notes the target. 1: done; 0: issue() takes it. */
-static inline int issue_direct(int is_put, void *local, const shoal_target_t *t, size_t n) {
+static inline __attribute__((always_inline)) int issue_direct(int is_put, void *local,
+                                                              const shoal_target_t *t, size_t n) {
     epoch_t *e = t->seg->epoch;
     int in_epoch = e != NULL && e->fenced;
     if (!t->addr || !n || (in_epoch && !shoal__epoch_moves_plainly(e))) return 0;
-    if (is_put) {
-        shoal__copy_bytes(t->addr, local, n);
-        atomic_thread_fence(memory_order_release);
-    } else {
-        atomic_thread_fence(memory_order_acquire);
-        shoal__copy_bytes(local, t->addr, n);
-    }
+    shoal__copy_ordered(is_put, local, t->addr, n);
     if (in_epoch) shoal__epoch_note_target(e, t->rank);
     return 1;
 }

@@ -45,6 +45,20 @@ static inline void shoal__copy_bytes(void *dst, const void *src, size_t n) {
         memcpy(d, s, n);
 }
 
+/* A non-blocking operation's copy on the direct path, ordered for whoever synchronises with
+ * this unit next: a put's copy then a release fence; a get's acquire fence (it sees what earlier
+ * synchronisation published) then its copy. */
+static inline __attribute__((always_inline)) void shoal__copy_ordered(int is_put, void *local,
+                                                                      char *mapped, size_t n) {
+    if (is_put) {
+        shoal__copy_bytes(mapped, local, n);
+        __atomic_thread_fence(__ATOMIC_RELEASE);
+    } else {
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        shoal__copy_bytes(local, mapped, n);
+    }
+}
+
 /* Blocking put/get: complete at the target (put) or in dst (get) on return. */
 shoal_err_t shoal__put(const shoal_target_t *t, const void *src, size_t nbytes);
 shoal_err_t shoal__get(void *dst, const shoal_target_t *t, size_t nbytes);
