@@ -188,24 +188,28 @@ static void sweep_kind(const shape_t *s, coll_kind_t kind, const size_t *sizes, 
                                                       : (rk == 0   ? 0
                                                          : rk == 1 ? s->p - 1
                                                                    : s->p / 2);
-                            int inplace = (it_seed + rk) % 2;
+                            /* src: 0 its own buffer, 1 dest itself (in place), 2 inside dest's
+                             * allocation 24 bytes on, overlapping dest without being it */
+                            int mode = (it_seed + rk) % 3, inplace = mode == 1;
+                            size_t shift = mode == 2 ? 24 : 0, end = n + shift;
                             if (!applies(g, s, rads[ri], 0, n, inplace)) continue;
                             fill_src(s, n, it_seed + rk);
-                            if (inplace) memcpy(dloc, sloc, n);
-                            memset(dloc + n, 0x5a, 64); /* canary after the message */
-                            shoal_err_t e =
-                                shoal_broadcast(s->team, dbuf, inplace ? dbuf : sbuf, n, root);
+                            if (mode) memmove(dloc + shift, sloc, n);
+                            memset(dloc + end, 0x5a, 64); /* canary after the message */
+                            shoal_gptr_t from =
+                                mode == 0 ? sbuf : shoal_gptr_add(dbuf, (int64_t)shift);
+                            shoal_err_t e = shoal_broadcast(s->team, dbuf, from, n, root);
                             calls++;
                             CHECK(e == SHOAL_OK, "%s bcast %s n=%zu root=%d", s->name, g->name, n,
                                   root);
                             for (size_t i = 0; i < n; i++)
                                 if ((unsigned char)dloc[i] != byte_of(root, i, it_seed + rk)) {
-                                    CHECK(0, "%s bcast %s r%d n=%zu root=%d inplace=%d: byte %zu",
-                                          s->name, g->name, rads[ri], n, root, inplace, i);
+                                    CHECK(0, "%s bcast %s r%d n=%zu root=%d src mode %d: byte %zu",
+                                          s->name, g->name, rads[ri], n, root, mode, i);
                                     break;
                                 }
                             for (int i = 0; i < 64; i++)
-                                if ((unsigned char)dloc[n + i] != 0x5a) {
+                                if ((unsigned char)dloc[end + i] != 0x5a) {
                                     CHECK(0, "%s bcast %s wrote past the end", s->name, g->name);
                                     break;
                                 }
