@@ -10,7 +10,10 @@
  * segment sizes 16K and 64K for those that pipeline, on teams of more than 2 units), the
  * median per-call time over interleaved batches; the fastest candidate per size wins (the
  * previous size's winner is kept when it is within 5%, so noise does not fragment the ranges),
- * and neighbouring sizes with the same winner merge into one rule:
+ * unless the built-in selection, measured in the same batches, is more than 5% faster than it: that
+ * size then gets no rule and keeps the built-in choice (which may be an algorithm no rule can force
+ * over a whole range, as the eager collect), and neighbouring sizes with the same winner merge
+ * into one rule:
  *     <collective> <algorithm>[:radix=N][,seg=S]@bytes=LO-HI,units=N-N
  * (the syntax of select.c and docs/collectives.md). Range boundaries lie at the power of two
  * nearest the geometric mean of neighbouring measured sizes; the last range is open. bytes= is the
@@ -397,12 +400,20 @@ static void tune(FILE *out) {
                 !isnan(us[i][win[i - 1]]) && us[i][win[i - 1]] <= KEEP_WITHIN * us[i][best] &&
                 applies_over(k, &c[win[i - 1]], lo, hi))
                 win[i] = win[i - 1];
+            /* The built-in choice can be an algorithm no rule can force everywhere (the eager
+             * collect needs the sizes exchanged first): when it beats the winner by more than
+             * the noise, this size gets no rule and the built-in table keeps it. */
+            int builtin_kept = win[i] >= 0 && auto_us[i] * KEEP_WITHIN < us[i][win[i]];
+            if (builtin_kept) win[i] = -1;
             fprintf(out, "#   %s: %s %.3f",
                     k == COLL_BARRIER ? "-" : bench_fmt_size(sz[i], a, sizeof a),
                     best >= 0 ? c[best].rule : "(none)", best >= 0 ? us[i][best] : NAN);
             if (second >= 0) fprintf(out, ", next %s %.3f", c[second].rule, us[i][second]);
             fprintf(out, "; built-in %s %.3f", auto_name[i], auto_us[i]);
-            if (win[i] != best) fprintf(out, "; kept %s (within 5%%)", c[win[i]].rule);
+            if (builtin_kept)
+                fprintf(out, "; no rule: the built-in choice is faster");
+            else if (win[i] != best)
+                fprintf(out, "; kept %s (within 5%%)", c[win[i]].rule);
             fprintf(out, "\n");
         }
         for (int i = 0; i < ns;) {
