@@ -1,7 +1,7 @@
 /* shoal-coll-tune: measures every collective algorithm (and tree radix) on this machine at the
  * current team size and writes a tuning file for SHOAL_COLL_TUNING.
  *
- *   shoalrun -n N shoal-coll-tune [-o FILE] [--quick] [--only LIST]
+ *   shoalrun -n N shoal-coll-tune [-o FILE] [--quick] [--speed] [--only LIST]
  *   shoalrun -n N shoal-coll-tune --check [FILE]
  *   shoalrun -n N shoal-coll-tune --cache [--quick] [--only LIST]   (and --check --cache)
  *
@@ -13,7 +13,10 @@
  * unless the built-in selection, measured in the same batches, is more than 5% faster than it: that
  * size then gets no rule and keeps the built-in choice (which may be an algorithm no rule can force
  * over a whole range, as the eager collect), and neighbouring sizes with the same winner merge
- * into one rule:
+ * into one rule. Where the built-in table picks an eager algorithm (no round trip per call), no
+ * rule is written either, unless --speed: a quiet machine's winner there is a synchronised
+ * algorithm, which waits every call for a peer that another job may have descheduled. The
+ * built-in choice is the table without this host's cache (an earlier file is being replaced):
  *     <collective> <algorithm>[:radix=N][,seg=S]@bytes=LO-HI,units=N-N
  * (the syntax of select.c and docs/collectives.md). Range boundaries lie at the power of two
  * nearest the geometric mean of neighbouring measured sizes; the last range is open. bytes= is the
@@ -68,6 +71,7 @@ typedef struct {
 
 static struct {
     int quick, batches, only[COLL_KINDS];
+    int speed; /* --speed: tune the built-in eager ranges too (a machine nobody shares) */
     double batch_ns;
     shoal_unit_t me;
     int32_t p;
@@ -404,7 +408,13 @@ static void tune(FILE *out) {
              * collect needs the sizes exchanged first): when it beats the winner by more than
              * the noise, this size gets no rule and the built-in table keeps it. */
             int builtin_kept = win[i] >= 0 && auto_us[i] * KEEP_WITHIN < us[i][win[i]];
-            if (builtin_kept) win[i] = -1;
+            /* The built-in eager choices send without a round trip per call, so a root or a
+             * sender runs ahead of a peer that another job's process has descheduled; a
+             * synchronised winner measured here, on a quiet machine, waits for that peer every
+             * call (Intel Xeon, two 2-unit jobs on 2 CPUs: a 1 KiB broadcast 0.49 us under
+             * eager, 2.9 under linear). Unless --speed, they stay. */
+            int eager_kept = !T.speed && !strcmp(auto_name[i], "eager") && !builtin_kept;
+            if (builtin_kept || eager_kept) win[i] = -1;
             fprintf(out, "#   %s: %s %.3f",
                     k == COLL_BARRIER ? "-" : bench_fmt_size(sz[i], a, sizeof a),
                     best >= 0 ? c[best].rule : "(none)", best >= 0 ? us[i][best] : NAN);
@@ -412,6 +422,9 @@ static void tune(FILE *out) {
             fprintf(out, "; built-in %s %.3f", auto_name[i], auto_us[i]);
             if (builtin_kept)
                 fprintf(out, "; no rule: the built-in choice is faster");
+            else if (eager_kept)
+                fprintf(out, "; no rule: the built-in eager is kept (no round trip per call; "
+                             "--speed tunes it)");
             else if (win[i] != best)
                 fprintf(out, "; kept %s (within 5%%)", c[win[i]].rule);
             fprintf(out, "\n");
@@ -420,7 +433,11 @@ static void tune(FILE *out) {
             int j = i;
             while (j + 1 < ns && win[j + 1] == win[i]) j++;
             if (win[i] >= 0) {
-                size_t lo = i ? msg_bytes(k, bound[i - 1]) : 0;
+                /* After a size left to the built-in table, the gap up to this measured size
+                 * stays the table's too (its eager limit may lie in it: 4 KiB for broadcast). */
+                size_t lo = !i               ? 0
+                            : win[i - 1] < 0 ? msg_bytes(k, sz[i])
+                                             : msg_bytes(k, bound[i - 1]);
                 if (k == COLL_BARRIER) {
                     fprintf(out, "%s %s@units=%d-%d\n", coll_kind_name(k), c[win[i]].rule, (int)T.p,
                             (int)T.p);
@@ -593,7 +610,8 @@ static int make_parent_dirs(const char *path) {
 
 static void usage(void) {
     fprintf(stderr,
-            "usage: shoalrun -n N shoal-coll-tune [-o FILE | --cache] [--quick] [--only LIST]\n"
+            "usage: shoalrun -n N shoal-coll-tune [-o FILE | --cache] [--quick] [--speed] [--only "
+            "LIST]\n"
             "       shoalrun -n N shoal-coll-tune --check [FILE | --cache]\n"
             "LIST: collectives, comma-separated (barrier,broadcast,collect,fcollect,"
             "alltoall,alltoalls,reduce,scan)\n");
@@ -609,6 +627,8 @@ int main(int argc, char **argv) {
             cache = 1;
         else if (!strcmp(argv[i], "--quick"))
             T.quick = 1;
+        else if (!strcmp(argv[i], "--speed"))
+            T.speed = 1;
         else if (!strcmp(argv[i], "--only") && i + 1 < argc)
             only = argv[++i];
         else if (!strcmp(argv[i], "--check")) {
@@ -674,6 +694,14 @@ int main(int argc, char **argv) {
     memset(T.dl, 0, T.bufbytes);
     memset(T.sl, 0, T.bufbytes);
 
+    /* The built-in choice each candidate is held against, and that a size without a rule keeps,
+     * is the table without this host's cache: an earlier file's rules are about to be replaced. */
+    if (!checking) {
+        const char *kept = shoal__rt.coll_tuning_cache;
+        shoal__rt.coll_tuning_cache = "off";
+        if (coll_select_init() != SHOAL_OK) die("cannot rebuild the selection rules");
+        shoal__rt.coll_tuning_cache = kept;
+    }
     int status = 0;
     char cache_path[1024], tmp_path[1100];
     if (cache) {
