@@ -344,8 +344,10 @@ static const struct {
     {COLL_BARRIER, "dissemination"},
     {COLL_BROADCAST, "eager@bytes=-4096,units=1-8"},
     /* 2 units from 64 KiB: the member reads while the root fills its own dest, one copy's time
-     * (Intel Xeon, 1 MiB: 49 us against knomial's 98, which copies twice in a row; 16 KiB still
-     * knomial's, 0.49 against 0.54 us) */
+     * (Intel Xeon, 1 MiB: 37-56 us against knomial's 97-110, which copies twice in a row, and
+     * MPI_Bcast's 59-84; 16 KiB still knomial's, 0.49 against 0.54 us). With the data touched
+     * around each call knomial leads up to 1 MiB (222 against 254 us), but both beat MPI_Bcast
+     * (295): linear is the choice no slower than MPI either way (docs/collectives.md). */
     {COLL_BROADCAST, "linear@bytes=65536-,units=2-2"},
     {COLL_BROADCAST, "vandegeijn@bytes=65536-,units=3-"},
     {COLL_BROADCAST, "knomial:radix=2"},
