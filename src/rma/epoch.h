@@ -75,6 +75,17 @@ static inline void shoal__epoch_note_target(epoch_t *e, int32_t rel) {
         __atomic_store_n(&e->ops_to[rel], seen + 1, __ATOMIC_RELAXED);
         return;
     }
+    /* The first note. Only SHOAL_THREAD_MULTIPLE lets threads issue at once (relay threads need
+     * it too); otherwise plain stores do: right after a fence a locked add waits for the fence's
+     * barrier store to reach the peer's line (Intel Xeon: 45 ns per first put_nb, a one-put
+     * epoch 0.28 us against 0.15 with none). */
+    if (shoal__rt.thread_provided < SHOAL_THREAD_MULTIPLE) {
+        __atomic_store_n(&e->ops_to[rel], 1, __ATOMIC_RELAXED);
+        uint32_t n = __atomic_load_n(&e->ntouched, __ATOMIC_RELAXED);
+        e->touched[n] = rel;
+        __atomic_store_n(&e->ntouched, n + 1, __ATOMIC_RELAXED);
+        return;
+    }
     if (__atomic_fetch_add(&e->ops_to[rel], 1, __ATOMIC_RELAXED) == 0)
         e->touched[__atomic_fetch_add(&e->ntouched, 1, __ATOMIC_RELAXED)] = rel;
 }
