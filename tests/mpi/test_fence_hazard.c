@@ -95,6 +95,29 @@ static void update_want(uint8_t *want, int64_t k, uint64_t sends) {
     }
 }
 
+/* Where the first wrong word of buffer b came from (a failure's diagnosis): the unit, epoch
+ * (k - 4 .. k + 2) and region offset whose data it is, searched over the whole region. */
+static void whence(const uint8_t *m, int b, size_t first, int64_t k) {
+    size_t at = (buf_off[b] + first + 7) / 8 * 8; /* the first whole word at or after it */
+    if (at + 8 > buf_off[b] + buf_size[b]) return;
+    uint64_t got;
+    memcpy(&got, m + (at - buf_off[b]), 8);
+    for (int64_t e = k - 4; e <= k + 2; e++)
+        for (uint64_t u = 0; u < (uint64_t)t_np; u++)
+            for (uint64_t w = 0; w < region / 8; w++)
+                if (word_at(e, u, w) == got) {
+                    fprintf(
+                        stderr,
+                        "unit %d:   its word at region offset %zu is unit %d's data of epoch %lld "
+                        "for region offset %zu\n",
+                        (int)t_me, at, (int)u, (long long)e, (size_t)w * 8);
+                    return;
+                }
+    fprintf(stderr,
+            "unit %d:   its word at region offset %zu is nobody's data of epochs %lld..%lld\n",
+            (int)t_me, at, (long long)(k - 4), (long long)(k + 2));
+}
+
 /* mine (a region of my part) against want: one report per buffer that differs, with how many of
  * its wrong bytes hold the sender's data of epoch `other` (k - 2: the region's older data, not
  * arrived; k + 1: the next epoch's, come too early). */
@@ -117,6 +140,7 @@ static void check_region(const uint8_t *mine, const uint8_t *want, int64_t other
                      "of them unit %d's data of epoch %lld; first at byte %zu",
                      design, (long long)k, when, b, buf_size[b], (int)from, bad, hold, (int)from,
                      (long long)other, first);
+        whence(m, b, first, k);
     }
 }
 
