@@ -300,25 +300,16 @@ static shoal_err_t select_variant(int k, const variant_t *v) {
     return SHOAL_OK;
 }
 
-/* Runs n calls of variant v; returns the local elapsed ns, or -1 when a call failed. */
-/* --touch: what a program does around a call, one access per cache line: it has just written
- * its source (the lines are modified in its cache) and reads the result afterwards. Without it
- * the source stays clean in every cache and nobody reads dest, which flatters algorithms that
- * copy once straight from the source against those that stage the data (eager ones). */
+/* --touch: the source written before each call, the result read after it (bench_util.h). */
 static void touch_src(int k, size_t s) {
-    volatile char *v = C.sl;
-    size_t bytes = k == K_BARRIER ? 0 : k == K_ALLTOALL ? s * (size_t)C.p : s;
-    for (size_t i = 0; i < bytes; i += 64) v[i] = v[i];
+    bench_touch_write(C.sl, k == K_BARRIER ? 0 : k == K_ALLTOALL ? s * (size_t)C.p : s);
 }
 
 static void touch_dest(int k, size_t s) {
-    const volatile char *v = C.dl;
-    size_t bytes = dest_bytes(k, s);
-    char sink = 0;
-    for (size_t i = 0; i < bytes; i += 64) sink ^= v[i];
-    C.touch_sink ^= sink;
+    C.touch_sink ^= bench_touch_read(C.dl, dest_bytes(k, s));
 }
 
+/* Runs n calls of variant v; returns the local elapsed ns, or -1 when a call failed. */
 static double run_variant(int k, const variant_t *v, size_t s, long n) {
     double t0 = bench_now_ns();
     for (long i = 0; i < n; i++) {

@@ -118,6 +118,22 @@ static inline void bench_relax(unsigned *spins) {
     }
 }
 
+/* What a program does around a collective, one access per cache line: it has just written the
+ * source (the lines are modified in its cache) and reads the result afterwards (bench_coll
+ * --touch, shoal-coll-tune). Untouched, nobody reads dest, which flatters algorithms that copy
+ * once straight from the source against those that stage the data. The reads' XOR is returned,
+ * so that the caller can keep it and the reads are made. */
+static inline void bench_touch_write(char *p, size_t bytes) {
+    volatile char *v = p;
+    for (size_t i = 0; i < bytes; i += 64) v[i] = v[i];
+}
+static inline char bench_touch_read(const char *p, size_t bytes) {
+    const volatile char *v = p;
+    char x = 0;
+    for (size_t i = 0; i < bytes; i += 64) x ^= v[i];
+    return x;
+}
+
 static inline const char *bench_mpi_name(void) {
 #ifdef OMPI_MAJOR_VERSION
     return "Open MPI";

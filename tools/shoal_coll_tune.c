@@ -172,35 +172,27 @@ static const char *why_not(coll_kind_t k, const coll_algo_t *g, int radix, size_
 }
 
 /* ---- Measuring ------------------------------------------------------------------------------- */
-/* What a program does around a call, one access per cache line (as bench_coll --touch): it has
- * just written its source and reads the result afterwards. Without it nobody reads dest, the
- * lines an algorithm writes there never move to their reader, and a synchronised algorithm that
- * copies once looks faster than an eager one that stages the data: on the Intel host a 4 KiB
- * alltoall took 0.40 us against eager's 1.40 untouched, and 1.79-1.83 against eager's 1.69
- * touched. */
+/* Each call is timed as a program makes it (bench_util.h, bench_touch_*): its source just written,
+ * its result read afterwards. Without that nobody reads dest, the lines an algorithm writes there
+ * never move to their reader, and a synchronised algorithm that copies once looks faster than an
+ * eager one that stages the data: on the Intel host a 4 KiB alltoall took 0.40 us against
+ * eager's 1.40 untouched, and 1.79-1.83 against eager's 1.69 touched. */
 static char touch_sink;
-static void touch_around(coll_kind_t k, size_t s, int after) {
-    size_t all = s * (size_t)T.p;
-    size_t src = k == COLL_ALLTOALL || k == COLL_ALLTOALLS ? all : s;
-    size_t dest = per_member(k) ? all : s;
-    if (k == COLL_BARRIER) return;
-    if (!after) {
-        volatile char *v = T.sl;
-        for (size_t i = 0; i < src; i += 64) v[i] = v[i];
-        return;
-    }
-    const volatile char *v = T.dl;
-    char x = 0;
-    for (size_t i = 0; i < dest; i += 64) x ^= v[i];
-    touch_sink ^= x;
+static size_t src_bytes(coll_kind_t k, size_t s) {
+    if (k == COLL_BARRIER) return 0;
+    return k == COLL_ALLTOALL || k == COLL_ALLTOALLS ? s * (size_t)T.p : s;
+}
+static size_t dest_bytes(coll_kind_t k, size_t s) {
+    if (k == COLL_BARRIER) return 0;
+    return per_member(k) ? s * (size_t)T.p : s;
 }
 
 static double run_n(coll_kind_t k, size_t s, long n) {
     double t0 = bench_now_ns();
     for (long i = 0; i < n; i++) {
-        touch_around(k, s, 0);
+        bench_touch_write(T.sl, src_bytes(k, s));
         if (call(k, s) != SHOAL_OK) die("a collective failed");
-        touch_around(k, s, 1);
+        touch_sink ^= bench_touch_read(T.dl, dest_bytes(k, s));
     }
     return bench_now_ns() - t0;
 }
