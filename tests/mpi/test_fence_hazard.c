@@ -27,6 +27,7 @@
  * on the direct path the copy is done before the call returns. A multi-node run is where that half
  * of the hazard can show. TEST_HAZARD_EPOCHS=N sets the epochs per design; TEST_VERBOSE=1 prints
  * times and each design's failed checks. */
+#define _GNU_SOURCE /* memmem, for a failure's diagnosis */
 #include "testlib.h"
 
 #define NBUF 3
@@ -96,26 +97,33 @@ static void update_want(uint8_t *want, int64_t k, uint64_t sends) {
 }
 
 /* Where the first wrong word of buffer b came from (a failure's diagnosis): the unit, epoch
- * (k - 4 .. k + 2) and region offset whose data it is, searched over the whole region. */
+ * (-2 .. k + 2) and region offset whose data it is, searched over the whole region at every
+ * byte offset (a copy shifted by a few bytes still names its source); else its bytes. */
 static void whence(const uint8_t *m, int b, size_t first, int64_t k) {
     size_t at = (buf_off[b] + first + 7) / 8 * 8; /* the first whole word at or after it */
     if (at + 8 > buf_off[b] + buf_size[b]) return;
-    uint64_t got;
-    memcpy(&got, m + (at - buf_off[b]), 8);
-    for (int64_t e = k - 4; e <= k + 2; e++)
-        for (uint64_t u = 0; u < (uint64_t)t_np; u++)
-            for (uint64_t w = 0; w < region / 8; w++)
-                if (word_at(e, u, w) == got) {
-                    fprintf(
-                        stderr,
+    const uint8_t *got = m + (at - buf_off[b]);
+    uint8_t *stream = malloc(region);
+    if (!stream) return;
+    for (int64_t e = -2; e <= k + 2; e++)
+        for (uint64_t u = 0; u < (uint64_t)t_np; u++) {
+            fill_data(stream, region, e, u);
+            const uint8_t *hit = memmem(stream, region, got, 8);
+            if (hit) {
+                fprintf(stderr,
                         "unit %d:   its word at region offset %zu is unit %d's data of epoch %lld "
                         "for region offset %zu\n",
-                        (int)t_me, at, (int)u, (long long)e, (size_t)w * 8);
-                    return;
-                }
+                        (int)t_me, at, (int)u, (long long)e, (size_t)(hit - stream));
+                free(stream);
+                return;
+            }
+        }
+    free(stream);
     fprintf(stderr,
-            "unit %d:   its word at region offset %zu is nobody's data of epochs %lld..%lld\n",
-            (int)t_me, at, (long long)(k - 4), (long long)(k + 2));
+            "unit %d:   its word at region offset %zu is nobody's data of epochs %lld..%lld: "
+            "bytes %02x %02x %02x %02x %02x %02x %02x %02x\n",
+            (int)t_me, at, (long long)-2, (long long)(k + 2), got[0], got[1], got[2], got[3],
+            got[4], got[5], got[6], got[7]);
 }
 
 /* mine (a region of my part) against want: one report per buffer that differs, with how many of
