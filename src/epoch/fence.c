@@ -43,8 +43,9 @@ static shoal_epoch_design_t resolve_auto(void) {
 /* imm_barrier: the finish messages and the count exchange would report nothing its barrier does
  * not already say. On an allocation every member maps each operation was a copy, complete (and
  * fenced) when its call returned; through MPI, the barrier starts by flushing every outstanding
- * operation, and MPI_Win_flush completes at the target (MPI 3.1 section 11.5.4), which RDMA
- * completions, for which the paper counts, do not. Its one barrier then carries both duties. */
+ * operation (MPI_Win_flush to each member it went to: src/mem/segment.c, flush_members), and a
+ * flush completes at the target (MPI 3.1 section 11.5.4), which RDMA completions, for which the
+ * paper counts, do not. Its one barrier then carries both duties. */
 static int completes_at_barrier(const epoch_t *e) {
     return e->design == SHOAL_EPOCH_IMM_BARRIER;
 }
@@ -175,15 +176,6 @@ static shoal_err_t complete_targets(epoch_t *e, segment_t *seg, int flag) {
     return SHOAL_OK;
 }
 
-/* The one part of duty (1) that imm_barrier's barrier does not carry on every MPI: gets through
- * MPI are completed target by target first. MPICH 4.0.2 (ch4/UCX) at 3-4 processes sometimes
- * returns from MPI_Win_flush_all before an MPI_Get's data has all landed (without Shoal:
- * tools/mpi-checks/flush_all_get.c; MPI_Win_flush per target and MPI_Rget + MPI_Wait were always
- * complete, and so were puts after a flush_all), and the barrier's flush is a flush_all. */
-static shoal_err_t complete_gets(epoch_t *e, segment_t *seg) {
-    return __atomic_load_n(&e->mpi_gets, __ATOMIC_RELAXED) ? complete_targets(e, seg, 0) : SHOAL_OK;
-}
-
 /* Duty (2) for the immediate designs: nobody starts the next epoch before everybody finished
  * this fence. The naive design says so to every other member; the others use a barrier. */
 static shoal_err_t start_next_epoch(epoch_t *e) {
@@ -279,7 +271,6 @@ shoal_err_t shoal_epoch_fence(shoal_gptr_t alloc, int assertions) {
         e->fenced = 1;
         if (e->ntouched) {
             if (e->nqueue) SHOAL_TRY(shoal__epoch_deliver_queue(e)); /* small puts, combined */
-            SHOAL_TRY(complete_gets(e, seg));
             shoal__epoch_reset_traffic(e);
         }
         e->open = 1;
@@ -321,7 +312,6 @@ static shoal_err_t fence_general(segment_t *seg, shoal_err_t mine, int assertion
             err = complete_undeclared(e, seg);
         else if (e->open && e->ntouched && e->nqueue)
             err = shoal__epoch_deliver_queue(e);
-        if (err == SHOAL_OK && e->open && precedes && e->ntouched) err = complete_gets(e, seg);
         if (err != SHOAL_OK && err != SHOAL_ERR_STATE) return err; /* MPI failed: give up */
         shoal__epoch_reset_traffic(e);
         if (precedes || opens) {

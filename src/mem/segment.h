@@ -30,17 +30,20 @@ typedef struct segment {
     int rel_is_abs; /* the team is every unit in order: a member's rank is its unit id (the
                        resolve path then skips the team's table, a dependent load) */
     team_t *team;
-    size_t size;        /* my part's bytes (every member's, unless sizes is set) */
-    size_t *sizes;      /* [team size] each member's part size (they differ for pools only; one
-                           load on the resolve path instead of a test) */
-    xport_shm_t shm;    /* the node-shared memory */
-    char *my_base;      /* my part in this process */
-    char **direct;      /* [team size] each member's part mapped here, NULL when not reachable */
-    int atomics_direct; /* decision 4: CPU atomics only when every member is reachable directly */
-    MPI_Win win;        /* its own window, or the team's dynamic one (my part attached to it) */
-    int owns_win;       /* 1: win is this segment's (SHOAL_MPI_WINDOWS); 0: the team's */
-    MPI_Aint *win_disp; /* [team size] where each member's part starts in win (0 when owned) */
-    int dirty;          /* MPI operations issued since the last flush_all */
+    size_t size;         /* my part's bytes (every member's, unless sizes is set) */
+    size_t *sizes;       /* [team size] each member's part size (they differ for pools only; one
+                            load on the resolve path instead of a test) */
+    xport_shm_t shm;     /* the node-shared memory */
+    char *my_base;       /* my part in this process */
+    char **direct;       /* [team size] each member's part mapped here, NULL when not reachable */
+    int atomics_direct;  /* decision 4: CPU atomics only when every member is reachable directly */
+    MPI_Win win;         /* its own window, or the team's dynamic one (my part attached to it) */
+    int owns_win;        /* 1: win is this segment's (SHOAL_MPI_WINDOWS); 0: the team's */
+    MPI_Aint *win_disp;  /* [team size] where each member's part starts in win (0 when owned) */
+    int dirty;           /* MPI operations issued since the last flush (on the dirty list) */
+    uint8_t *dirty_to;   /* [team size] 1: MPI operations issued to that member since then */
+    int32_t *dirty_list; /* [team size] the members with dirty_to set, in first-issue order */
+    int32_t ndirty_to;
     struct pool_alloc *pool;     /* SEG_POOL: the allocator of my part */
     struct epoch *epoch;         /* fence state once the allocation was fenced (rma/epoch.h) */
     struct rb_space *rbcast;     /* registered for one-sided broadcasts (rbcast/space.h) */
@@ -85,8 +88,9 @@ void shoal__segment_set_free_hook(void (*complete)(const segment_t *seg));
 #define SHOAL_SEGMENT_HOOKS_MAX 4
 void shoal__segment_add_release_hook(void (*release)(segment_t *seg, int collective));
 
-/* Remember that MPI operations on seg may be outstanding (flush_all completes them). */
-void shoal__segment_mark_dirty(segment_t *seg);
+/* Remember that MPI operations on seg to member rel (its rank in seg's window) may be outstanding:
+ * the next flush completes them with MPI_Win_flush to that member. */
+void shoal__segment_mark_dirty(segment_t *seg, int32_t rel);
 /* Completes outstanding MPI operations on every dirty segment (to one unit, or all when -1). */
 shoal_err_t shoal__segments_flush(shoal_unit_t unit);
 /* How many segments have MPI operations outstanding (0: a flush has nothing to do). Written

@@ -81,11 +81,16 @@ static shoal_err_t ctrl_issue(rb_space_t *sp, int32_t r, size_t off, ctrl_op_t o
     return ctrl_mpi(sp, r, off, op, operand, result);
 }
 
-/* Completes every ctrl_issue so far (MPI path; nothing to do with CPU atomics). */
-static shoal_err_t ctrl_complete(rb_space_t *sp) {
+/* Completes every ctrl_issue so far to member `only`, or to every member when it is -1 (MPI path;
+ * nothing to do with CPU atomics). A flush per member, not MPI_Win_flush_all: MPICH 4.0.2
+ * (ch4/UCX) at 3-4 processes sometimes returns from flush_all with a fetched value or a large put
+ * not yet complete (src/mem/segment.c, flush_members). */
+static shoal_err_t ctrl_complete(rb_space_t *sp, int32_t only) {
     if (sp->ctrl_cpu) return SHOAL_OK;
-    int rc = MPI_Win_flush_all(sp->ctrl_win);
-    if (rc != MPI_SUCCESS) return shoal__mpi_fail(rc, "MPI_Win_flush_all (broadcast control)");
+    for (int32_t r = only < 0 ? 0 : only; r < (only < 0 ? sp->size : only + 1); r++) {
+        int rc = MPI_Win_flush(sp->ctrl_rank ? sp->ctrl_rank[r] : r, sp->ctrl_win);
+        if (rc != MPI_SUCCESS) return shoal__mpi_fail(rc, "MPI_Win_flush (broadcast control)");
+    }
     return SHOAL_OK;
 }
 
@@ -244,7 +249,7 @@ shoal_err_t rb_broadcast(rb_space_t *sp, uint64_t where, const void *src, size_t
     static const uint64_t one = 1;
     SHOAL_TRY(ctrl_issue(sp, 0, RB_OFF_NEXT, CTRL_FADD, &one, &ticket));
     SHOAL_TRY(ctrl_issue(sp, 0, RB_OFF_SERVING, CTRL_LOAD, NULL, &serving));
-    SHOAL_TRY(ctrl_complete(sp));
+    SHOAL_TRY(ctrl_complete(sp, 0));
     for (unsigned polls = 0; serving != ticket;) {
         pause_poll(sp, &polls);
         SHOAL_TRY(ctrl(sp, 0, RB_OFF_SERVING, CTRL_LOAD, 0, &serving));
@@ -267,9 +272,10 @@ shoal_err_t rb_broadcast(rb_space_t *sp, uint64_t where, const void *src, size_t
      * word, marked "nothing to relay", is what arrival queries read), then count and release. */
     for (int32_t r = 0; r < p; r++)
         if (r != me) SHOAL_TRY(data_put(sp, r, where, src, nbytes));
-    if (sp->uses_mpi) {
-        int rc = MPI_Win_flush_all(sp->data_win);
-        if (rc != MPI_SUCCESS) return shoal__mpi_fail(rc, "MPI_Win_flush_all (broadcast data)");
+    for (int32_t r = 0; r < p && sp->uses_mpi; r++) { /* per member: see ctrl_complete */
+        if (r == me || sp->data_direct[r]) continue;
+        int rc = MPI_Win_flush(r, sp->data_win);
+        if (rc != MPI_SUCCESS) return shoal__mpi_fail(rc, "MPI_Win_flush (broadcast data)");
     }
     atomic_thread_fence(memory_order_release);
     /* Every request word and my count in one round trip; the release of the space only after
@@ -278,7 +284,7 @@ shoal_err_t rb_broadcast(rb_space_t *sp, uint64_t where, const void *src, size_t
     for (int32_t r = 0; r < p; r++)
         if (r != me) SHOAL_TRY(ctrl_issue(sp, r, RB_OFF_REQ, CTRL_STORE, &req, NULL));
     SHOAL_TRY(ctrl_issue(sp, me, RB_OFF_DONE, CTRL_FADD, &count, NULL));
-    SHOAL_TRY(ctrl_complete(sp));
+    SHOAL_TRY(ctrl_complete(sp, -1));
     /* A linear request has nothing to relay, but a member's relay is what wakes the threads
      * waiting there for arrival: wake it when there are any (a wake-up is a system call, so not
      * for every broadcast; the waiters count themselves before they look at REQ, I stored REQ

@@ -44,7 +44,6 @@ typedef struct epoch {
     uint32_t *notes_to; /* [size] notifications sent to each (the notify design) */
     int32_t *touched;   /* the members with ops_to > 0, in first-touch order */
     uint32_t ntouched;
-    uint32_t mpi_gets; /* gets issued through MPI: only a flush per target completes them */
     /* The deferred design's queue, in issue order. */
     pthread_mutex_t queue_mu; /* threads (SHOAL_THREAD_MULTIPLE) append at once */
     epoch_op_t *queue;

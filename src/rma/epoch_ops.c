@@ -29,7 +29,7 @@ shoal_err_t shoal__epoch_ctrl_add(epoch_t *e, int32_t rel, size_t off, uint64_t 
     if (flush)
         SHOAL_MPI(MPI_Win_flush(w.rank, w.seg->win));
     else
-        shoal__segment_mark_dirty(w.seg);
+        shoal__segment_mark_dirty(w.seg, w.rank);
     return SHOAL_OK;
 }
 
@@ -53,7 +53,7 @@ static shoal_err_t move_now(int is_put, void *local, const shoal_target_t *t, si
         is_put ? MPI_Put(local, (int)n, MPI_BYTE, t->rank, t->disp, (int)n, MPI_BYTE, t->seg->win)
                : MPI_Get(local, (int)n, MPI_BYTE, t->rank, t->disp, (int)n, MPI_BYTE, t->seg->win);
     if (rc != MPI_SUCCESS) return shoal__mpi_fail(rc, is_put ? "MPI_Put" : "MPI_Get");
-    shoal__segment_mark_dirty(t->seg);
+    shoal__segment_mark_dirty(t->seg, t->rank);
     return SHOAL_OK;
 }
 
@@ -105,12 +105,10 @@ shoal_err_t shoal__epoch_issue(int is_put, void *local, const shoal_target_t *t,
         /* imm_barrier: a small put through MPI waits for the fence, which sends a target's small
          * puts combined before its barrier (no overlap lost: a small put has none to give) */
         if (!t->addr && is_put && e->design == SHOAL_EPOCH_IMM_BARRIER &&
-            n <= shoal__rt.epoch_combine) {
+            n <= shoal__rt.epoch_combine)
             SHOAL_TRY(enqueue(e, is_put, local, t, n));
-            break;
-        }
-        SHOAL_TRY(move_now(is_put, local, t, n));
-        if (!is_put && !t->addr) __atomic_fetch_add(&e->mpi_gets, 1, __ATOMIC_RELAXED);
+        else
+            SHOAL_TRY(move_now(is_put, local, t, n));
         break;
     }
     shoal__epoch_note_target(e, t->rank);
@@ -228,7 +226,7 @@ static shoal_err_t put_combined(epoch_t *e, epoch_op_t **run, size_t n, int *alo
         err = shoal__mpi_fail(rc, "MPI_Put (combined)");
         goto out;
     }
-    shoal__segment_mark_dirty(t->seg);
+    shoal__segment_mark_dirty(t->seg, t->rank);
     err = keep_pack(e, pack);
     pack = NULL;
 out:
@@ -295,5 +293,4 @@ void shoal__epoch_reset_traffic(epoch_t *e) {
     }
     e->ntouched = 0;
     e->nqueue = 0;
-    e->mpi_gets = 0;
 }

@@ -119,7 +119,7 @@ static shoal_err_t issue_mpi(int is_put, void *local, const shoal_target_t *t, s
     h->is_put = is_put;
     h->seg = t->seg;
     h->rank = t->rank;
-    shoal__segment_mark_dirty(t->seg);
+    shoal__segment_mark_dirty(t->seg, t->rank);
     *handle = (shoal_handle_t)h->token;
     return SHOAL_OK;
 }
@@ -237,12 +237,13 @@ shoal_err_t shoal_test(shoal_handle_t *handle, int *done) {
 
 /* Remote completion for the puts among handles[0..n): one MPI_Win_flush per (window, rank), not
  * one per handle (a flush is a round trip on most transports). Up to FLUSH_DISTINCT pairs are
- * told apart; past that, each further window is flushed once with MPI_Win_flush_all. */
+ * told apart; past that, a pair may be flushed twice. Never MPI_Win_flush_all, which MPICH 4.0.2
+ * does not always complete with (src/mem/segment.c, flush_members). */
 #define FLUSH_DISTINCT 32
 static shoal_err_t flush_puts_once(struct shoal_handle **hs, size_t n) {
     struct {
         MPI_Win win;
-        int32_t rank; /* -1: the whole window was flushed */
+        int32_t rank;
     } seen[FLUSH_DISTINCT];
     size_t nseen = 0;
     shoal_err_t err = SHOAL_OK;
@@ -252,18 +253,12 @@ static shoal_err_t flush_puts_once(struct shoal_handle **hs, size_t n) {
         MPI_Win win = h->seg->win;
         int dup = 0;
         for (size_t k = 0; k < nseen && !dup; k++)
-            dup = seen[k].win == win && (seen[k].rank == h->rank || seen[k].rank < 0);
+            dup = seen[k].win == win && seen[k].rank == h->rank;
         if (dup) continue;
-        int rc;
-        if (nseen < FLUSH_DISTINCT - 1) {
-            rc = MPI_Win_flush(h->rank, win);
+        int rc = MPI_Win_flush(h->rank, win);
+        if (nseen < FLUSH_DISTINCT) {
             seen[nseen].win = win;
             seen[nseen++].rank = h->rank;
-        } else { /* table nearly full: keep the last slot for whole windows */
-            rc = MPI_Win_flush_all(win);
-            seen[FLUSH_DISTINCT - 1].win = win;
-            seen[FLUSH_DISTINCT - 1].rank = -1;
-            nseen = FLUSH_DISTINCT;
         }
         if (rc != MPI_SUCCESS && err == SHOAL_OK) err = shoal__mpi_fail(rc, "MPI_Win_flush");
     }
