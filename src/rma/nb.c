@@ -29,13 +29,16 @@ static struct shoal_handle *spare; /* recycled handles (singly linked through ne
 
 /* Threads (SHOAL_THREAD_MULTIPLE): the lists, and each handle from lookup to release, belong to
  * whoever holds this lock, so two threads completing copies of one handle cannot both finish it.
- * Uncontended it costs two atomic operations per MPI-path call; the direct path never takes it. */
+ * Below MULTIPLE one thread at a time calls Shoal (and no thread of Shoal's own touches handles),
+ * so the lock is skipped: its two locked instructions per call wait for the store buffer, which
+ * right after an MPI call holds MPI's own queue stores. The direct path never takes it. */
 static pthread_mutex_t handles_mu = PTHREAD_MUTEX_INITIALIZER;
 #define LOCKED(expr)                                                                               \
     __extension__({                                                                                \
-        pthread_mutex_lock(&handles_mu);                                                           \
+        const int locks_ = shoal__rt.thread_provided >= SHOAL_THREAD_MULTIPLE;                     \
+        if (locks_) pthread_mutex_lock(&handles_mu);                                               \
         __typeof__(expr) locked_result_ = (expr);                                                  \
-        pthread_mutex_unlock(&handles_mu);                                                         \
+        if (locks_) pthread_mutex_unlock(&handles_mu);                                             \
         locked_result_;                                                                            \
     })
 

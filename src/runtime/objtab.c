@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "objtab.h"
+#include "runtime.h"
 
 #define KIND_BITS 4
 #define SLOT_BITS 24
@@ -22,6 +23,21 @@ typedef struct {
 } slot_t;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The lock is taken unless Shoal is initialised below SHOAL_THREAD_MULTIPLE: then one thread at a
+ * time calls Shoal, and no thread of Shoal's own (relays, progress) creates or looks up objects.
+ * Its two locked instructions would otherwise cost every non-blocking call on the MPI path twice
+ * (a handle's insert, and its lookup and removal at completion). Without shoal_init (the plain-MPI
+ * face of the one-sided broadcast) the program's threads may call at once: locked. Returns
+ * whether it locked, for table_unlock. */
+static int table_lock(void) {
+    const int locks = !shoal__rt.initialized || shoal__rt.thread_provided >= SHOAL_THREAD_MULTIPLE;
+    if (locks) pthread_mutex_lock(&lock);
+    return locks;
+}
+static void table_unlock(int locked) {
+    if (locked) pthread_mutex_unlock(&lock);
+}
 static slot_t *slots;
 static uint32_t nslots, cap, free_head = NO_SLOT;
 static size_t live_count[KIND_MASK + 1];
@@ -45,7 +61,7 @@ static int split_token(uintptr_t token, obj_kind_t kind, uint32_t *slot, uint32_
 
 uintptr_t objtab_insert(obj_kind_t kind, void *obj) {
     if (!obj) return 0;
-    pthread_mutex_lock(&lock);
+    const int locked = table_lock();
     uint32_t s = free_head;
     if (s != NO_SLOT) {
         free_head = slots[s].next_free;
@@ -55,7 +71,7 @@ uintptr_t objtab_insert(obj_kind_t kind, void *obj) {
             if (ncap > MAX_SLOTS) ncap = MAX_SLOTS;
             slot_t *n = ncap > cap ? realloc(slots, (size_t)ncap * sizeof *n) : NULL;
             if (!n) {
-                pthread_mutex_unlock(&lock);
+                table_unlock(locked);
                 return 0;
             }
             slots = n;
@@ -69,7 +85,7 @@ uintptr_t objtab_insert(obj_kind_t kind, void *obj) {
     slots[s].next_free = NO_SLOT;
     live_count[kind]++;
     uintptr_t token = make_token(kind, s, slots[s].gen);
-    pthread_mutex_unlock(&lock);
+    table_unlock(locked);
     return token;
 }
 
@@ -87,11 +103,11 @@ static obj_status_t find(obj_kind_t kind, uintptr_t token, uint32_t *slot) {
 }
 
 obj_status_t objtab_lookup(obj_kind_t kind, uintptr_t token, void **obj) {
-    pthread_mutex_lock(&lock);
+    const int locked = table_lock();
     uint32_t s = 0;
     obj_status_t st = find(kind, token, &s);
     if (st == OBJ_LIVE) *obj = slots[s].obj;
-    pthread_mutex_unlock(&lock);
+    table_unlock(locked);
     return st;
 }
 
@@ -107,32 +123,32 @@ static void *vacate(uint32_t s) {
 }
 
 void *objtab_remove(obj_kind_t kind, uintptr_t token) {
-    pthread_mutex_lock(&lock);
+    const int locked = table_lock();
     uint32_t s = 0;
     void *obj = find(kind, token, &s) == OBJ_LIVE ? vacate(s) : NULL;
-    pthread_mutex_unlock(&lock);
+    table_unlock(locked);
     return obj;
 }
 
 void objtab_drain(obj_kind_t kind, void (*fn)(void *obj)) {
-    pthread_mutex_lock(&lock);
+    const int locked = table_lock();
     for (uint32_t s = 0; s < nslots; s++) {
         if (!slots[s].obj || slots[s].kind != (uint8_t)kind) continue;
         void *obj = vacate(s);
         if (fn) fn(obj);
     }
-    pthread_mutex_unlock(&lock);
+    table_unlock(locked);
 }
 
 size_t objtab_count(obj_kind_t kind) {
-    pthread_mutex_lock(&lock);
+    const int locked = table_lock();
     size_t n = live_count[kind];
-    pthread_mutex_unlock(&lock);
+    table_unlock(locked);
     return n;
 }
 
 void objtab_release(void) {
-    pthread_mutex_lock(&lock);
+    const int locked = table_lock();
     int empty = 1;
     for (size_t k = 0; k <= KIND_MASK; k++) empty &= live_count[k] == 0;
     if (empty) {
@@ -143,5 +159,5 @@ void objtab_release(void) {
         nslots = cap = 0;
         free_head = NO_SLOT;
     }
-    pthread_mutex_unlock(&lock);
+    table_unlock(locked);
 }

@@ -9,7 +9,8 @@
  *
  * Token layout (64-bit): bits 0-3 kind, bits 4-27 slot + 1 (up to 16M live objects), bits 28-59
  * the slot's generation (32 bits, never reused within a run in practice). 0 is never a token.
- * The table is protected by a mutex: any thread may create, look up and destroy objects. */
+ * The table is protected by a mutex (under SHOAL_THREAD_MULTIPLE, or before shoal_init): any
+ * thread may then create, look up and destroy objects. */
 #ifndef SHOAL_RUNTIME_OBJTAB_H
 #define SHOAL_RUNTIME_OBJTAB_H
 
