@@ -232,7 +232,7 @@ static shoal_err_t create(team_t *t, size_t nbytes, seg_kind_t kind, void *adopt
 /* Completes s's outstanding MPI operations, member by member, and forgets them. Not
  * MPI_Win_flush_all: MPICH 4.0.2 (ch4/UCX) at 3-4 processes sometimes returns from it with an
  * MPI_Get's data not all landed (tools/mpi-checks/flush_all_get.c) or, in test_fence_hazard, the
- * tail of a 512 KiB MPI_Put missing for good (about 1 run in 150); a flush per member never
+ * tail of a 512 KiB MPI_Put missing for good (about 1 run in 80); a flush per member never
  * showed either. Caller holds dirty_mu. */
 static int flush_members(segment_t *s) {
     int rc = MPI_SUCCESS;

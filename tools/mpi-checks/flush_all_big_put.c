@@ -13,7 +13,7 @@
  * mapping, as Shoal's segments. Prints the wrong rounds per way.
  * On our Intel host (session 22) MPICH 4.0.2 (ch4/UCX) at 4 processes: 0 wrong of 6,000 rounds
  * (malloc'd window) and 0 of 4,000 (shared mapping) with flush_all. Inside Shoal the same pattern
- * (test_fence_hazard, MPI path) lost the tail of a 512 KiB put in about 1 run of 150 when the
+ * (test_fence_hazard, MPI path) lost the tail of a 512 KiB put in about 1 run of 80 when the
  * fence completed it with flush_all, and never with MPI_Win_flush per target: so Shoal no longer
  * calls flush_all (src/mem/segment.c). What else in Shoal's traffic (more windows, accumulates on
  * another window, its own barrier) makes the difference is not known. */
