@@ -87,7 +87,8 @@ static shoal_err_t ctrl_issue(rb_space_t *sp, int32_t r, size_t off, ctrl_op_t o
  * not yet complete (src/mem/segment.c, flush_members). */
 static shoal_err_t ctrl_complete(rb_space_t *sp, int32_t only) {
     if (sp->ctrl_cpu) return SHOAL_OK;
-    for (int32_t r = only < 0 ? 0 : only; r < (only < 0 ? sp->size : only + 1); r++) {
+    const int32_t first = only < 0 ? 0 : only, end = only < 0 ? sp->size : only + 1;
+    for (int32_t r = first; r < end; r++) {
         int rc = MPI_Win_flush(sp->ctrl_rank ? sp->ctrl_rank[r] : r, sp->ctrl_win);
         if (rc != MPI_SUCCESS) return shoal__mpi_fail(rc, "MPI_Win_flush (broadcast control)");
     }
