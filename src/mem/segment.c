@@ -358,11 +358,8 @@ void shoal__segments_finalize(void) {
     dirty_cap = 0;
 }
 
-void shoal__segment_mark_dirty(segment_t *s, int32_t rel) {
-    /* Threads (SHOAL_THREAD_MULTIPLE) may issue MPI operations at once: the lists have a lock;
-     * the member's flag is read without it only to skip the lock when it is listed already (a
-     * member listed implies the segment listed). */
-    if (__atomic_load_n(&s->dirty_to[rel], __ATOMIC_ACQUIRE)) return;
+void shoal__segment_mark_dirty_slow(segment_t *s, int32_t rel) {
+    /* Threads (SHOAL_THREAD_MULTIPLE) may issue MPI operations at once: the lists have a lock. */
     pthread_mutex_lock(&dirty_mu);
     if (!s->dirty) {
         if (shoal__segments_ndirty == dirty_cap) {

@@ -89,8 +89,14 @@ void shoal__segment_set_free_hook(void (*complete)(const segment_t *seg));
 void shoal__segment_add_release_hook(void (*release)(segment_t *seg, int collective));
 
 /* Remember that MPI operations on seg to member rel (its rank in seg's window) may be outstanding:
- * the next flush completes them with MPI_Win_flush to that member. */
-void shoal__segment_mark_dirty(segment_t *seg, int32_t rel);
+ * the next flush completes them with MPI_Win_flush to that member. In line: every operation
+ * through MPI calls it, and after the first one to a member it is one load (the flag is read
+ * without the lists' lock only to skip it: a member listed implies the segment listed). */
+void shoal__segment_mark_dirty_slow(segment_t *seg, int32_t rel);
+static inline void shoal__segment_mark_dirty(segment_t *seg, int32_t rel) {
+    if (!__atomic_load_n(&seg->dirty_to[rel], __ATOMIC_ACQUIRE))
+        shoal__segment_mark_dirty_slow(seg, rel);
+}
 /* Completes outstanding MPI operations on every dirty segment (to one unit, or all when -1). */
 shoal_err_t shoal__segments_flush(shoal_unit_t unit);
 /* How many segments have MPI operations outstanding (0: a flush has nothing to do). Written

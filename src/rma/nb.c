@@ -8,26 +8,15 @@
 #include <string.h>
 
 #include "epoch.h"
+#include "handle_pool.h"
 #include "rma.h"
-#include "runtime/objtab.h"
 #include "runtime/wait.h"
 
-/* The program holds a token of runtime/objtab.h, never this record: a stale copy of a completed
- * handle, or a made-up value, is rejected without reading recycled or freed memory. */
-struct shoal_handle {
-    uintptr_t token; /* the program's name for this record while it is live */
-    int is_put;
-    int done; /* completed early (its segment was freed) */
-    MPI_Request req;
-    const segment_t *seg;
-    int32_t rank;
-    struct shoal_handle *prev, *next;
-};
+/* The program holds a token (handle_pool.h), never a record: a stale copy of a completed handle,
+ * or a made-up value, is rejected without reading recycled or freed memory. */
+typedef nb_record_t handle_t;
 
-static struct shoal_handle *live;  /* doubly linked list of live handles */
-static struct shoal_handle *spare; /* recycled handles (singly linked through next) */
-
-/* Threads (SHOAL_THREAD_MULTIPLE): the lists, and each handle from lookup to release, belong to
+/* Threads (SHOAL_THREAD_MULTIPLE): the pool, and each handle from lookup to release, belong to
  * whoever holds this lock, so two threads completing copies of one handle cannot both finish it.
  * Below MULTIPLE one thread at a time calls Shoal (and no thread of Shoal's own touches handles),
  * so the lock is skipped: its two locked instructions per call wait for the store buffer, which
@@ -42,40 +31,10 @@ static pthread_mutex_t handles_mu = PTHREAD_MUTEX_INITIALIZER;
         locked_result_;                                                                            \
     })
 
-static struct shoal_handle *handle_new(void) {
-    struct shoal_handle *h = spare;
-    if (h)
-        spare = h->next;
-    else if (!(h = malloc(sizeof *h)))
-        return NULL;
-    memset(h, 0, sizeof *h);
-    if (!(h->token = objtab_insert(OBJ_HANDLE, h))) {
-        h->next = spare;
-        spare = h;
-        return NULL;
-    }
-    h->next = live;
-    if (live) live->prev = h;
-    live = h;
-    return h;
-}
-
-static void handle_release(struct shoal_handle *h) {
-    if (h->prev)
-        h->prev->next = h->next;
-    else
-        live = h->next;
-    if (h->next) h->next->prev = h->prev;
-    objtab_remove(OBJ_HANDLE, h->token); /* every copy of the token is stale from now on */
-    h->token = 0;
-    h->next = spare;
-    spare = h;
-}
-
 /* Finishes h (waits for its request; a put also flushes the target) and releases it, also when
  * MPI fails: a handle whose completion failed is over all the same (the error is returned), so
  * nothing can wait on it forever, finalize included. */
-static shoal_err_t handle_finish(struct shoal_handle *h) {
+static shoal_err_t handle_finish(handle_t *h) {
     shoal_err_t err = SHOAL_OK;
     if (!h->done) {
         int rc = MPI_Wait(&h->req, MPI_STATUS_IGNORE);
@@ -83,7 +42,7 @@ static shoal_err_t handle_finish(struct shoal_handle *h) {
         if (err == SHOAL_OK && h->is_put && (rc = MPI_Win_flush(h->rank, h->seg->win)))
             err = shoal__mpi_fail(rc, "MPI_Win_flush");
     }
-    handle_release(h);
+    handle_pool_release(h);
     return err;
 }
 
@@ -109,21 +68,21 @@ static shoal_err_t issue(int is_put, void *local, const shoal_target_t *t, size_
 
 static shoal_err_t issue_mpi(int is_put, void *local, const shoal_target_t *t, size_t n,
                              shoal_handle_t *handle) {
-    struct shoal_handle *h = handle_new();
+    handle_t *h = handle_pool_take();
     if (!h) return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory for a handle");
     int rc = is_put ? MPI_Rput(local, (int)n, MPI_BYTE, t->rank, t->disp, (int)n, MPI_BYTE,
                                t->seg->win, &h->req)
                     : MPI_Rget(local, (int)n, MPI_BYTE, t->rank, t->disp, (int)n, MPI_BYTE,
                                t->seg->win, &h->req);
     if (rc != MPI_SUCCESS) {
-        handle_release(h);
+        handle_pool_release(h);
         return shoal__mpi_fail(rc, is_put ? "MPI_Rput" : "MPI_Rget");
     }
     h->is_put = is_put;
     h->seg = t->seg;
     h->rank = t->rank;
     shoal__segment_mark_dirty(t->seg, t->rank);
-    *handle = (shoal_handle_t)h->token;
+    *handle = (shoal_handle_t)handle_pool_token(h);
     return SHOAL_OK;
 }
 
@@ -170,11 +129,9 @@ shoal_err_t shoal_get_nb(void *dest, shoal_gptr_t src, size_t nbytes, shoal_hand
 }
 
 /* The live record behind a non-NULL token, or a reported SHOAL_ERR_HANDLE. */
-static shoal_err_t check_handle(shoal_handle_t token, struct shoal_handle **h) {
-    void *obj = NULL;
-    switch (objtab_lookup(OBJ_HANDLE, (uintptr_t)token, &obj)) {
+static shoal_err_t check_handle(shoal_handle_t token, handle_t **h) {
+    switch (handle_pool_find((uintptr_t)token, h)) {
     case OBJ_LIVE:
-        *h = obj;
         return SHOAL_OK;
     case OBJ_STALE:
         return shoal__fail(SHOAL_ERR_HANDLE,
@@ -186,7 +143,7 @@ static shoal_err_t check_handle(shoal_handle_t token, struct shoal_handle **h) {
 }
 
 static shoal_err_t wait_one(shoal_handle_t *handle) {
-    struct shoal_handle *h = NULL;
+    handle_t *h = NULL;
     SHOAL_TRY(check_handle(*handle, &h));
     *handle = SHOAL_HANDLE_NULL; /* released even when completion failed */
     return handle_finish(h);
@@ -201,25 +158,25 @@ shoal_err_t shoal_wait(shoal_handle_t *handle) {
 
 /* One non-blocking look at h: *done = 1 (and h finished and released) or 0. A failure also
  * releases h (and reports done): the operation is over, and its error is returned. */
-static shoal_err_t test_one(struct shoal_handle *h, int *done) {
+static shoal_err_t test_one(handle_t *h, int *done) {
     int flag = h->done, rc = MPI_SUCCESS;
     if (!flag) rc = MPI_Test(&h->req, &flag, MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS) {
         *done = 1;
-        handle_release(h);
+        handle_pool_release(h);
         return shoal__mpi_fail(rc, "MPI_Test");
     }
     if (flag) {
         h->done = 1; /* request finished: handle_finish only flushes (for a put) */
         if (h->is_put && h->seg) rc = MPI_Win_flush(h->rank, h->seg->win);
-        handle_release(h);
+        handle_pool_release(h);
     }
     *done = flag;
     return rc == MPI_SUCCESS ? SHOAL_OK : shoal__mpi_fail(rc, "MPI_Win_flush");
 }
 
 static shoal_err_t test_token(shoal_handle_t *handle, int *done) {
-    struct shoal_handle *h = NULL;
+    handle_t *h = NULL;
     SHOAL_TRY(check_handle(*handle, &h));
     int finished = 0;
     shoal_err_t err = test_one(h, &finished);
@@ -243,7 +200,7 @@ shoal_err_t shoal_test(shoal_handle_t *handle, int *done) {
  * told apart; past that, a pair may be flushed twice. Never MPI_Win_flush_all, which MPICH 4.0.2
  * does not always complete with (src/mem/segment.c, flush_members). */
 #define FLUSH_DISTINCT 32
-static shoal_err_t flush_puts_once(struct shoal_handle **hs, size_t n) {
+static shoal_err_t flush_puts_once(handle_t **hs, size_t n) {
     struct {
         MPI_Win win;
         int32_t rank;
@@ -251,7 +208,7 @@ static shoal_err_t flush_puts_once(struct shoal_handle **hs, size_t n) {
     size_t nseen = 0;
     shoal_err_t err = SHOAL_OK;
     for (size_t i = 0; i < n; i++) {
-        struct shoal_handle *h = hs[i];
+        handle_t *h = hs[i];
         if (!h || !h->is_put || h->done) continue;
         MPI_Win win = h->seg->win;
         int dup = 0;
@@ -270,11 +227,10 @@ static shoal_err_t flush_puts_once(struct shoal_handle **hs, size_t n) {
 
 /* The records behind tokens[0..n) (NULL entries stay NULL), all checked before anything is done;
  * *out is a malloc'd array (NULL when n == 0). */
-static shoal_err_t check_handles(const shoal_handle_t *tokens, size_t n,
-                                 struct shoal_handle ***out) {
+static shoal_err_t check_handles(const shoal_handle_t *tokens, size_t n, handle_t ***out) {
     *out = NULL;
     if (!n) return SHOAL_OK;
-    struct shoal_handle **hs = calloc(n, sizeof *hs);
+    handle_t **hs = calloc(n, sizeof *hs);
     if (!hs) return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory for %zu handles", n);
     for (size_t i = 0; i < n; i++) {
         shoal_err_t err = tokens[i] ? check_handle(tokens[i], &hs[i]) : SHOAL_OK;
@@ -296,7 +252,7 @@ shoal_err_t shoal_waitall(shoal_handle_t *handles, size_t n) {
 }
 
 static shoal_err_t waitall_locked(shoal_handle_t *handles, size_t n) {
-    struct shoal_handle **hs = NULL;
+    handle_t **hs = NULL;
     SHOAL_TRY(check_handles(handles, n, &hs));
     /* All local completions first, then the remote completions, deduplicated. Every handle is
      * released whatever fails: each operation is over, and the first error is returned. */
@@ -310,7 +266,7 @@ static shoal_err_t waitall_locked(shoal_handle_t *handles, size_t n) {
     if (err == SHOAL_OK) err = ferr;
     for (size_t i = 0; i < n; i++) {
         /* a handle listed twice was released on its first appearance: its token is gone */
-        if (hs[i] && hs[i]->token == (uintptr_t)handles[i]) handle_release(hs[i]);
+        if (hs[i] && handle_pool_token(hs[i]) == (uintptr_t)handles[i]) handle_pool_release(hs[i]);
         handles[i] = SHOAL_HANDLE_NULL;
     }
     free(hs);
@@ -326,13 +282,14 @@ shoal_err_t shoal_testall(shoal_handle_t *handles, size_t n, int *all_done) {
 }
 
 static shoal_err_t testall_locked(shoal_handle_t *handles, size_t n, int *all_done) {
-    struct shoal_handle **hs = NULL;
+    handle_t **hs = NULL;
     SHOAL_TRY(check_handles(handles, n, &hs));
     int all = 1;
     shoal_err_t err = SHOAL_OK;
     for (size_t i = 0; i < n; i++) {
         if (!hs[i]) continue;
-        if (hs[i]->token != (uintptr_t)handles[i]) { /* listed twice: finished just now */
+        if (handle_pool_token(hs[i]) !=
+            (uintptr_t)handles[i]) { /* listed twice: finished just now */
             handles[i] = SHOAL_HANDLE_NULL;
             continue;
         }
@@ -352,9 +309,11 @@ static shoal_err_t testall_locked(shoal_handle_t *handles, size_t n, int *all_do
 size_t shoal__handles_complete_all(void) {
     size_t n = 0;
     pthread_mutex_lock(&handles_mu);
-    while (live) { /* handle_finish always releases: this loop ends */
+    for (uint32_t i = 0; i < handle_pool_size(); i++) {
+        handle_t *h = handle_pool_at(i);
+        if (!h->live) continue;
         n++;
-        handle_finish(live);
+        handle_finish(h); /* always releases */
     }
     pthread_mutex_unlock(&handles_mu);
     return n;
@@ -363,8 +322,9 @@ size_t shoal__handles_complete_all(void) {
 void shoal__handles_complete_segment(const segment_t *seg) {
     /* The program's handle stays valid: it is marked done, and its wait/test just releases it. */
     pthread_mutex_lock(&handles_mu);
-    for (struct shoal_handle *h = live; h; h = h->next) {
-        if (h->seg != seg || h->done) continue;
+    for (uint32_t i = 0; i < handle_pool_size(); i++) {
+        handle_t *h = handle_pool_at(i);
+        if (!h->live || h->seg != seg || h->done) continue;
         MPI_Wait(&h->req, MPI_STATUS_IGNORE);
         if (h->is_put) MPI_Win_flush(h->rank, seg->win);
         h->done = 1;
@@ -375,10 +335,6 @@ void shoal__handles_complete_segment(const segment_t *seg) {
 
 void shoal__handles_release_spares(void) {
     pthread_mutex_lock(&handles_mu);
-    while (spare) {
-        struct shoal_handle *h = spare;
-        spare = h->next;
-        free(h);
-    }
+    handle_pool_release_all();
     pthread_mutex_unlock(&handles_mu);
 }

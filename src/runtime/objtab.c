@@ -7,12 +7,8 @@
 #include "objtab.h"
 #include "runtime.h"
 
-#define KIND_BITS 4
-#define SLOT_BITS 24
-#define GEN_BITS  32
-#define KIND_MASK ((1u << KIND_BITS) - 1)
-#define SLOT_MASK ((1u << SLOT_BITS) - 1)
-#define MAX_SLOTS (SLOT_MASK - 1) /* slot + 1 must fit, and never be 0 */
+#define KIND_MASK ((1u << OBJTAB_KIND_BITS) - 1)
+#define MAX_SLOTS OBJTAB_MAX_SLOTS
 #define NO_SLOT   UINT32_MAX
 
 typedef struct {
@@ -42,23 +38,6 @@ static slot_t *slots;
 static uint32_t nslots, cap, free_head = NO_SLOT;
 static size_t live_count[KIND_MASK + 1];
 
-static uintptr_t make_token(obj_kind_t kind, uint32_t slot, uint32_t gen) {
-    return (uintptr_t)kind | ((uintptr_t)(slot + 1) << KIND_BITS) |
-           ((uintptr_t)gen << (KIND_BITS + SLOT_BITS));
-}
-
-/* Splits a token; 0 when it cannot name a slot of this table. */
-static int split_token(uintptr_t token, obj_kind_t kind, uint32_t *slot, uint32_t *gen) {
-    if (sizeof(uintptr_t) < 8) return 0; /* 64-bit platforms only (see CMake) */
-    if ((token & KIND_MASK) != (uintptr_t)kind) return 0;
-    if (token >> (KIND_BITS + SLOT_BITS + GEN_BITS)) return 0; /* top bits of a token are 0 */
-    uint32_t s = (uint32_t)((token >> KIND_BITS) & SLOT_MASK);
-    if (s == 0 || s > nslots) return 0;
-    *slot = s - 1;
-    *gen = (uint32_t)(token >> (KIND_BITS + SLOT_BITS));
-    return 1;
-}
-
 uintptr_t objtab_insert(obj_kind_t kind, void *obj) {
     if (!obj) return 0;
     const int locked = table_lock();
@@ -84,7 +63,7 @@ uintptr_t objtab_insert(obj_kind_t kind, void *obj) {
     slots[s].kind = (uint8_t)kind;
     slots[s].next_free = NO_SLOT;
     live_count[kind]++;
-    uintptr_t token = make_token(kind, s, slots[s].gen);
+    uintptr_t token = objtab_make_token(kind, s, slots[s].gen);
     table_unlock(locked);
     return token;
 }
@@ -92,7 +71,7 @@ uintptr_t objtab_insert(obj_kind_t kind, void *obj) {
 /* Caller holds the lock. */
 static obj_status_t find(obj_kind_t kind, uintptr_t token, uint32_t *slot) {
     uint32_t s, gen;
-    if (!split_token(token, kind, &s, &gen)) return OBJ_BAD;
+    if (!objtab_split_token(token, kind, nslots, &s, &gen)) return OBJ_BAD;
     const slot_t *e = &slots[s];
     if (e->obj && e->gen == gen && e->kind == (uint8_t)kind) {
         *slot = s;

@@ -1,4 +1,5 @@
-/* The table behind Shoal's opaque objects (non-blocking handles, locks, groups).
+/* The table behind Shoal's opaque objects (locks, groups, one-sided broadcast requests; the
+ * non-blocking handles keep their own pool with the same token layout: rma/handle_pool.h).
  *
  * A program only ever holds a token, never a pointer into Shoal's memory: the token names a slot
  * of this table, the slot's generation at the time the object was made, and the object's kind.
@@ -17,7 +18,7 @@
 #include <stdint.h>
 
 typedef enum {
-    OBJ_HANDLE = 1,
+    OBJ_HANDLE = 1, /* kept in a pool of their own (rma/handle_pool.c), not in this table */
     OBJ_LOCK = 2,
     OBJ_GROUP = 3,
     OBJ_RB_REQ = 4,  /* a one-sided broadcast's request (rbcast/) */
@@ -29,6 +30,31 @@ typedef enum {
     OBJ_STALE = 1, /* it named one once: destroyed, completed or released since */
     OBJ_BAD = 2    /* never a token of this kind (garbage, another kind, or NULL) */
 } obj_status_t;
+
+/* The token layout, shared with tables of their own (the non-blocking handles' pool,
+ * rma/handle_pool.c, whose records are their slots). */
+#define OBJTAB_KIND_BITS 4
+#define OBJTAB_SLOT_BITS 24
+#define OBJTAB_GEN_BITS  32
+#define OBJTAB_MAX_SLOTS ((1u << OBJTAB_SLOT_BITS) - 2) /* slot + 1 must fit, and never be 0 */
+
+static inline uintptr_t objtab_make_token(obj_kind_t kind, uint32_t slot, uint32_t gen) {
+    return (uintptr_t)kind | ((uintptr_t)(slot + 1) << OBJTAB_KIND_BITS) |
+           ((uintptr_t)gen << (OBJTAB_KIND_BITS + OBJTAB_SLOT_BITS));
+}
+
+/* Splits a token of kind: 0 when it cannot name a slot below nslots. */
+static inline int objtab_split_token(uintptr_t token, obj_kind_t kind, uint32_t nslots,
+                                     uint32_t *slot, uint32_t *gen) {
+    if (sizeof(uintptr_t) < 8) return 0; /* 64-bit platforms only (see CMake) */
+    if ((token & ((1u << OBJTAB_KIND_BITS) - 1)) != (uintptr_t)kind) return 0;
+    if (token >> (OBJTAB_KIND_BITS + OBJTAB_SLOT_BITS + OBJTAB_GEN_BITS)) return 0; /* top 0 */
+    uint32_t s = (uint32_t)((token >> OBJTAB_KIND_BITS) & ((1u << OBJTAB_SLOT_BITS) - 1));
+    if (s == 0 || s > nslots) return 0;
+    *slot = s - 1;
+    *gen = (uint32_t)(token >> (OBJTAB_KIND_BITS + OBJTAB_SLOT_BITS));
+    return 1;
+}
 
 /* Registers obj and returns its token, or 0 when out of host memory (or slots). */
 uintptr_t objtab_insert(obj_kind_t kind, void *obj);

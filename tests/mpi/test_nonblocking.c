@@ -224,6 +224,35 @@ static void deep_phase(shoal_gptr_t base, const uint8_t *mine, uint64_t seed) {
     CHECK_OK(shoal_barrier(SHOAL_TEAM_ALL));
 }
 
+/* Handles that outlive their allocation: puts to every unit of a second allocation, which is
+ * freed before they are waited for (the free completes them; wait then only releases them, and
+ * their copies are stale afterwards). Returns how many handles were live at the free. */
+static int outlived_phase(void) {
+    shoal_gptr_t extra = SHOAL_GPTR_NULL;
+    REQUIRE_OK(shoal_team_memalloc(SHOAL_TEAM_ALL, 4096, &extra));
+    shoal_handle_t h[NH], copies[NH];
+    uint64_t v = 7;
+    int live = 0;
+    for (int k = 0; k < NH; k++) {
+        h[k] = SHOAL_HANDLE_NULL;
+        CHECK_OK(shoal_put_nb(
+            shoal_gptr_setunit(shoal_gptr_add(extra, 8 * (k % 64)), (shoal_unit_t)(k % t_np)), &v,
+            8, &h[k]));
+        copies[k] = h[k];
+        live += h[k] != SHOAL_HANDLE_NULL;
+    }
+    CHECK_OK(shoal_team_memfree(extra));
+    for (int k = 0; k < NH; k++) {
+        if (k % 2)
+            CHECK_OK(shoal_wait(&h[k]));
+        else
+            CHECK(test_one(&h[k]), "handle %d of a freed allocation not done at its first test", k);
+        CHECK(h[k] == SHOAL_HANDLE_NULL, "handle %d not NULL once completed", k);
+        if (copies[k]) CHECK(shoal_wait(&copies[k]) == SHOAL_ERR_HANDLE, "stale copy %d taken", k);
+    }
+    return live;
+}
+
 int main(int argc, char **argv) {
     test_begin(&argc, &argv);
     double t0 = test_now();
@@ -253,11 +282,25 @@ int main(int argc, char **argv) {
     flush_phase(base, mine, 0, seed++);
     flush_phase(base, mine, 1, seed++);
     deep_phase(base, mine, seed++);
+    int outlived = outlived_phase();
+
+    /* Handles never waited for: finalize completes them (test_end checks they landed: the target
+     * reads the word after its own finalize-like barrier below). */
+    shoal_handle_t left = SHOAL_HANDLE_NULL;
+    const uint64_t last = 0x1eff;
+    CHECK_OK(shoal_put_nb(shoal_gptr_setunit(base, (t_me + 1) % t_np), &last, 8, &left));
+    CHECK_OK(shoal_flush_all()); /* remote completion; the handle itself stays live */
+    CHECK_OK(shoal_barrier(SHOAL_TEAM_ALL));
+    CHECK(*(const volatile uint64_t *)mine == last, "the unwaited put did not land: %#llx",
+          (unsigned long long)*(const volatile uint64_t *)mine);
+    CHECK_OK(shoal_barrier(SHOAL_TEAM_ALL));
 
     CHECK_OK(shoal_team_memfree(base));
     free(src_area);
     free(dst_area);
     if (t_me == 0 && getenv("TEST_VERBOSE"))
-        printf("test_nonblocking: %.2f s at np %d\n", test_now() - t0, (int)t_np);
+        printf("test_nonblocking: %.2f s at np %d, %d handles outlived their allocation, "
+               "one left for finalize: %s\n",
+               test_now() - t0, (int)t_np, outlived, left ? "live" : "none (direct path)");
     return test_end("test_nonblocking");
 }

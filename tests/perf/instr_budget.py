@@ -3,10 +3,11 @@
 instructions per direct-path operation against a budget. Callgrind counts are exact, so this is a
 deterministic regression check, whatever the machine's load.
 
-    instr_budget.py LAUNCHER PROGRAM name=budget ...
+    instr_budget.py LAUNCHER PROGRAM [--mode M] name=budget ... [a-b=budget ...]
 
-LAUNCHER runs one unit (shoalrun -n 1). Prints every operation's count; fails when one is over
-its budget or missing."""
+LAUNCHER runs one unit (shoalrun -n 1). --mode M is passed to PROGRAM after the count. A budget
+"a-b=N" bounds the difference of two operations' counts (what Shoal adds to the MPI call it
+makes, say). Prints every operation's count; fails when one is over its budget or missing."""
 import glob
 import os
 import re
@@ -28,12 +29,16 @@ def totals(path):
 
 def main():
     launcher, program = sys.argv[1], sys.argv[2]
-    budgets = dict(a.split("=") for a in sys.argv[3:])
+    args = sys.argv[3:]
+    mode = []
+    if args[:1] == ["--mode"]:
+        mode, args = [args[1]], args[2:]
+    budgets = dict(a.split("=") for a in args)
     n = 1000
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "cg.out")
         cmd = [launcher, "-n", "1", "valgrind", "--tool=callgrind", "--instr-atstart=no",
-               "--callgrind-out-file=" + out, program, str(n)]
+               "--callgrind-out-file=" + out, program, str(n)] + mode
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            universal_newlines=True, timeout=600)
         if p.returncode != 0:
@@ -52,7 +57,8 @@ def main():
             per_op[name] = (dumps[(name, 2)] - dumps[(name, 1)]) / n
     empty = per_op.get("empty", 0.0)
     bad = 0
-    print("instructions per operation (callgrind, direct path, loop of %.1f removed):" % empty)
+    print("instructions per operation (callgrind, %s, loop of %.1f removed):"
+          % ("mode " + mode[0] if mode else "direct path", empty))
     for name in sorted(per_op):
         if name == "empty":
             continue
@@ -66,9 +72,21 @@ def main():
         print("  %-20s %7.1f%s" % (name, v, verdict))
         if b is not None and v > float(b):
             bad += 1
+    for name in [b for b in budgets if "-" in b]:
+        a, b = name.split("-", 1)
+        if a not in per_op or b not in per_op:
+            continue  # reported missing below
+        v = per_op[a] - per_op[b]
+        ok = v <= float(budgets[name])
+        print("  %-20s %7.1f  budget %s: %s" % (name, v, budgets[name], "ok" if ok else "OVER"))
+        if not ok:
+            bad += 1
     for name in budgets:
-        if name not in per_op:
-            print("  %-20s missing" % name)
+        parts = name.split("-", 1) if "-" in name else [name]
+        for part in parts:
+            if part in per_op:
+                continue
+            print("  %-20s missing" % part)
             bad += 1
     if bad:
         raise SystemExit("instr_budget: %d operation(s) over budget or missing" % bad)
