@@ -1,24 +1,28 @@
 #!/usr/bin/env bash
 # The collectives across the namespace cluster (docs/cluster.md): bench_coll at NODES x PPN units
 # per link rate and MPI, every Shoal algorithm (the flat ones and the node-aware ones) against the
-# MPI's native collective in the same run. Builds nothing: point it at Release build trees.
+# MPI's native collective in the same run. With --bench fence: bench_fence instead (every fence
+# design against MPI_Win_fence on an MPI_Win_allocate window, both over TCP between nodes).
+# Builds nothing: point it at Release build trees.
 #
-#   scripts/bench-cluster.sh [--nodes 2] [--ppn 2] [--rates "1gbit 10gbit"] (none: unshaped) [--mpis "mpich openmpi"]
+#   scripts/bench-cluster.sh [--bench coll|fence] [--nodes 2] [--ppn 2] [--rates "1gbit 10gbit"] (none: unshaped) [--mpis "mpich openmpi"]
 #                            [--only barrier,broadcast,collect,fcollect,reduce] [--max-size 1M]
 #                            [--build-prefix build/bench-] [--out results/cluster]
 #
-# Writes OUT/coll_<mpi>_<rate>_<nodes>x<ppn>.csv and .txt (bench_coll's CSV and its tables). The
+# --only and --max-size go to the benchmark (bench_fence's default --only: fence,halo,coll).
+# Writes OUT/<bench>_<mpi>_<rate>_<nodes>x<ppn>.csv and .txt (the CSV and its tables). The
 # cluster is its own (SHOAL_CLUSTER_PREFIX=shoalbench), made per rate and torn down at the end, also
 # on failure or interrupt. Needs root. Nothing else should run meanwhile: the links are namespaces
 # on this machine's CPUs, so a busy CPU is a slow network.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-nodes=2 ppn=2 rates="1gbit 10gbit" mpis="mpich openmpi"
-only="barrier,broadcast,collect,fcollect,reduce" max_size=1M
+nodes=2 ppn=2 rates="1gbit 10gbit" mpis="mpich openmpi" bench=coll
+only="" max_size=1M
 prefix_dir="$root/build/bench-" out="$root/results/cluster"
 while [ $# -gt 0 ]; do
     case "$1" in
+    --bench) bench="$2" ;;
     --nodes) nodes="$2" ;;
     --ppn) ppn="$2" ;;
     --rates) rates="$2" ;;
@@ -28,12 +32,17 @@ while [ $# -gt 0 ]; do
     --build-prefix) prefix_dir="$2" ;;
     --out) out="$2" ;;
     *)
-        sed -n '2,13p' "${BASH_SOURCE[0]}" >&2
+        sed -n '2,16p' "${BASH_SOURCE[0]}" >&2
         exit 2
         ;;
     esac
     shift 2
 done
+case "$bench" in
+coll) only="${only:-barrier,broadcast,collect,fcollect,reduce}" extra=() ;;
+fence) only="${only:-fence,halo,coll}" extra=(--batches 11) ;;
+*) echo "bench-cluster: --bench coll or fence, not $bench" >&2 && exit 2 ;;
+esac
 
 export SHOAL_CLUSTER_PREFIX=shoalbench
 cluster="$root/scripts/cluster.sh"
@@ -49,15 +58,16 @@ for rate in $rates; do
     fi
     for mpi in $mpis; do
         build="${prefix_dir}${mpi}"
-        [ -x "$build/bench/bench_coll" ] || {
-            echo "bench-cluster: no $build/bench/bench_coll (build it in Release first)" >&2
+        [ -x "$build/bench/bench_$bench" ] || {
+            echo "bench-cluster: no $build/bench/bench_$bench (build it in Release first)" >&2
             exit 1
         }
         # (On MPICH, shoalrun --nodes preloads the shim for UCX's exit hang: docs/cluster.md.)
-        name="coll_${mpi}_${rate}_${nodes}x${ppn}"
-        echo "=== $mpi, $nodes nodes x $ppn units, links shaped to $rate ($cpu)"
-        "$build/bin/shoalrun" --nodes "$nodes" -n "$np" "$build/bench/bench_coll" \
-            --only "$only" --max-size "$max_size" --csv "$out/$name.csv" | tee "$out/$name.txt"
+        name="${bench}_${mpi}_${rate}_${nodes}x${ppn}"
+        echo "=== bench_$bench, $mpi, $nodes nodes x $ppn units, links shaped to $rate ($cpu)"
+        "$build/bin/shoalrun" --nodes "$nodes" -n "$np" "$build/bench/bench_$bench" \
+            --only "$only" --max-size "$max_size" "${extra[@]}" --csv "$out/$name.csv" |
+            tee "$out/$name.txt"
     done
     "$cluster" down >/dev/null
 done
