@@ -22,25 +22,8 @@
 static int n_ops = 1000;
 static long sym_word[8]; /* a global: symmetric for the OpenSHMEM face */
 
-/* Runs body k times with instrumentation on, then dumps the counts as "<name>.<k>". */
-#define MEASURE(name, body)                                                                        \
-    do {                                                                                           \
-        for (int pass = 1; pass <= 2; pass++) {                                                    \
-            int k = pass * n_ops;                                                                  \
-            CALLGRIND_START_INSTRUMENTATION;                                                       \
-            for (int i = 0; i < k; i++) {                                                          \
-                body;                                                                              \
-                __asm__ __volatile__("" ::: "memory");                                             \
-            }                                                                                      \
-            CALLGRIND_STOP_INSTRUMENTATION;                                                        \
-            char tag[64];                                                                          \
-            snprintf(tag, sizeof tag, "%s.%d", name, pass);                                        \
-            CALLGRIND_DUMP_STATS_AT(tag);                                                          \
-        }                                                                                          \
-    } while (0)
-
-/* Runs body k times as MEASURE does, then completes what it started (handles, requests) outside
- * the measurement. */
+/* Runs body k times with instrumentation on, dumps the counts as "<name>.<k>", then runs after
+ * (completing what body started, outside the measurement). */
 #define MEASURE_THEN(name, body, after)                                                            \
     do {                                                                                           \
         for (int pass = 1; pass <= 2; pass++) {                                                    \
@@ -57,6 +40,9 @@ static long sym_word[8]; /* a global: symmetric for the OpenSHMEM face */
             after;                                                                                 \
         }                                                                                          \
     } while (0)
+
+/* The same with nothing to complete. */
+#define MEASURE(name, body) MEASURE_THEN(name, body, (void)0)
 
 /* GCC 12 takes MPICH's MPI_STATUSES_IGNORE for an empty array and warns; the call is right. */
 #pragma GCC diagnostic push
