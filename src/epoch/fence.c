@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "coll/coll.h"
+#include "exchange.h"
 #include "fence.h"
 #include "rma/epoch.h"
 #include "rma/rma.h"
@@ -85,6 +86,7 @@ static void state_free(epoch_t *e) {
     free(e->queue);
     for (size_t i = 0; i < e->npacks; i++) free(e->packs[i]);
     free(e->packs);
+    shoal__epoch_exchange_free(e);
     pthread_mutex_destroy(&e->queue_mu);
     free(e);
 }
@@ -104,6 +106,7 @@ static shoal_err_t state_create(segment_t *seg, shoal_epoch_design_t design) {
         mine = shoal__fail(SHOAL_ERR_NOMEM, "out of host memory for the fence state");
     shoal_err_t err = shoal__team_agree(t, mine, 0, "");
     if (err == SHOAL_OK) err = shoal__words_create(t, shoal__epoch_ctrl_bytes(t->size), &e->ctrl);
+    if (err == SHOAL_OK) err = shoal__epoch_exchange_decide(e, seg);
     if (err != SHOAL_OK) {
         state_free(e);
         return err;
@@ -269,11 +272,16 @@ shoal_err_t shoal_epoch_fence(shoal_gptr_t alloc, int assertions) {
                              !shoal__rt.check_collectives && !shoal__rt.epoch_test_skip_ordering,
                          1)) {
         e->fenced = 1;
+        e->open = 1;
+        if (e->exchange) { /* small teams through MPI: messages carry the small puts */
+            shoal_err_t err = shoal__epoch_exchange(e, seg);
+            if (e->ntouched) shoal__epoch_reset_traffic(e);
+            return err;
+        }
         if (e->ntouched) {
             if (e->nqueue) SHOAL_TRY(shoal__epoch_deliver_queue(e)); /* small puts, combined */
             shoal__epoch_reset_traffic(e);
         }
-        e->open = 1;
         return fence_barrier(seg);
     }
     return fence_general(seg, mine, assertions);
@@ -310,14 +318,17 @@ static shoal_err_t fence_general(segment_t *seg, shoal_err_t mine, int assertion
     if (completes_at_barrier(e)) {
         if (e->open && !precedes && e->ntouched)
             err = complete_undeclared(e, seg);
-        else if (e->open && e->ntouched && e->nqueue)
+        else if (e->open && e->ntouched && e->nqueue && !e->exchange)
             err = shoal__epoch_deliver_queue(e);
-        if (err != SHOAL_OK && err != SHOAL_ERR_STATE) return err; /* MPI failed: give up */
-        shoal__epoch_reset_traffic(e);
-        if (precedes || opens) {
-            shoal_err_t e2 = fence_barrier(seg);
+        if (err != SHOAL_OK && err != SHOAL_ERR_STATE) { /* MPI failed: give up */
+            shoal__epoch_reset_traffic(e);
+            return err;
+        }
+        if (precedes || opens) { /* the exchange carries the queue, so it is reset after */
+            shoal_err_t e2 = e->exchange ? shoal__epoch_exchange(e, seg) : fence_barrier(seg);
             if (err == SHOAL_OK) err = e2;
         }
+        shoal__epoch_reset_traffic(e);
         e->open = opens;
         return err;
     }

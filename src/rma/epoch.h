@@ -52,6 +52,15 @@ typedef struct epoch {
      * completed it (MPI may read an origin buffer until then): freed by the next delivery. */
     void **packs;
     size_t npacks, packs_cap;
+    /* imm_barrier's exchange through MPI (epoch/exchange.c): whether this allocation's fences
+     * use it, and its buffers, kept from fence to fence. */
+    int exchange;
+    size_t carried_bytes; /* bytes of this epoch's puts waiting to travel in the messages */
+    char *xsend, *xrecv;  /* my messages, back to back; one received message */
+    size_t xsend_cap, xrecv_cap;
+    size_t *xat;        /* [size + 1] where each member's message starts in xsend */
+    MPI_Request *xreqs; /* [size] my sends */
+    uint8_t *xgot;      /* [size] 1: this fence's message from that member is applied */
 } epoch_t;
 
 /* 1 when an operation of the open epoch to a mapped member is only a copy now and a note of its

@@ -118,6 +118,16 @@ static const cfg_entry_t table[] = {
      "bytes wait for the fence, which packs each target's, merges adjacent ones and sends one "
      "MPI_Put per piece (from 8 pieces one, with an indexed datatype); 0 = one MPI_Put each",
      FIELD(epoch_combine), 0, 0},
+    {"SHOAL_EPOCH_EXCHANGE_MAX", CFG_INT, "8",
+     "Fences through MPI (imm_barrier, the auto design): on teams of up to this many members, one "
+     "message from each member to each other replaces the fence's barrier and carries the epoch's "
+     "small puts (docs/fence.md, \"The exchange\"); 0 or 1 = always the barrier",
+     FIELD(epoch_exchange_max), 0, 4096},
+    {"SHOAL_EPOCH_CARRY", CFG_SIZE, "256K",
+     "Fences that exchange messages (SHOAL_EPOCH_EXCHANGE_MAX): an epoch's puts to another node of "
+     "up to this many bytes wait for the fence and travel in its messages (SHOAL_EPOCH_COMBINE "
+     "applies to the rest); 0 = none",
+     FIELD(epoch_carry), 0, 0},
     {"SHOAL_EPOCH_TEST_SKIP_ORDERING", CFG_BOOL, "0",
      "Testing only (a fault): fences leave out the step that orders the epoch's operations before "
      "the fence returns (deferred: the wait for the flags; the immediate designs: everything but a "

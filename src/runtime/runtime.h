@@ -57,6 +57,9 @@ typedef struct {
     int epoch_test_skip_ordering;  /* testing only: fences leave out their ordering step (fault) */
     size_t epoch_combine;          /* fences through MPI: puts up to this many bytes are combined
                                     * per target at the fence (rma/epoch_ops.c; 0: never) */
+    int epoch_exchange_max;        /* imm_barrier through MPI: teams up to this size exchange
+                                    * messages instead of a barrier (epoch/exchange.c) */
+    size_t epoch_carry;            /* ... and their puts up to this many bytes travel in them */
     const char *rb_algo;           /* SHOAL_RMA_BCAST_ALGO: what SHOAL_RMA_BCAST_AUTO means */
     int rb_waiter_us;          /* relay: fixed sleep between polls (the paper's WaiterTimeout) */
     int rb_flush_us;           /* root's wait: fixed sleep between polls (FlushTimeout) */

@@ -1,0 +1,248 @@
+/* imm_barrier's fence through MPI for small teams: see exchange.h and docs/fence.md ("The
+ * exchange").
+ *
+ * Why it is correct. Round 1: every member sends each other member one message (tag DATA): a
+ * header, then the epoch's small puts to that member. Before sending, a member completes its
+ * outstanding MPI operations at their targets (MPI_Win_flush per member used), so once I have
+ * every other member's message, their immediate puts are in my part, and I copy the carried
+ * ones in myself. Every member has then entered this fence (duty 2 for my part). But a member
+ * that has all its messages may leave while another is still copying what it was sent, and its
+ * next epoch's get (or put) would meet that member's part half written. So when anybody carried
+ * data (each header says whether its sender did, and everybody hears from everybody), a second
+ * round of empty messages (tag APPLIED) follows, sent once my copies are done: nobody leaves
+ * before every part is complete (duty 1). An epoch with nothing carried ends after round 1, a
+ * barrier's worth of messages.
+ *
+ * Each member sends exactly one message per round and fence to each other member on the team's
+ * communicator, and MPI does not let two messages from one sender with one tag overtake each
+ * other, so the first message I take from a member is this fence's: I probe member by member,
+ * never with MPI_ANY_SOURCE, which could take a fast member's next message for a slow one's. */
+#include "exchange.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/wait.h"
+
+#define TAG_DATA    0x5E0C /* tags below 32767, the smallest MPI_TAG_UB the standard allows */
+#define TAG_APPLIED 0x5E0D
+#define MSG_HEAD    8  /* a message's header: bit 0 set when its sender carried data to anyone */
+#define ENTRY_HEAD  16 /* an entry: [offset in the target's part][length], 8 bytes each */
+
+static size_t pad8(size_t n) {
+    return (n + 7) & ~(size_t)7;
+}
+
+shoal_err_t shoal__epoch_exchange_decide(epoch_t *e, segment_t *seg) {
+    team_t *t = seg->team;
+    /* [0]: some member is reached through MPI here; [1]: I refuse (my SHOAL_EPOCH_EXCHANGE_MAX
+     * is below the team's size). The maximum over the team decides for all alike. */
+    int mine[2] = {0, t->size < 2 || t->size > shoal__rt.epoch_exchange_max}, all[2];
+    for (int32_t j = 0; j < t->size; j++) mine[0] |= seg->direct[j] == NULL;
+    SHOAL_MPI(MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, t->comm));
+    e->exchange = all[0] && !all[1];
+    if (!e->exchange) return SHOAL_OK;
+    e->xat = calloc((size_t)t->size * 2 + 1, sizeof *e->xat);  /* starts, then fill cursors */
+    e->xreqs = malloc((size_t)t->size * 2 * sizeof *e->xreqs); /* sends; round 2's receives */
+    e->xgot = calloc((size_t)t->size, 1);
+    shoal_err_t err = SHOAL_OK;
+    if (!e->xat || !e->xreqs || !e->xgot)
+        err = shoal__fail(SHOAL_ERR_NOMEM, "out of host memory for the fence's messages");
+    /* Agreed: a member without its buffers must not leave the others exchanging with it. */
+    SHOAL_TRY(shoal__team_agree(t, err, 0, ""));
+    return SHOAL_OK;
+}
+
+void shoal__epoch_exchange_free(epoch_t *e) {
+    free(e->xsend);
+    free(e->xrecv);
+    free(e->xat);
+    free(e->xreqs);
+    free(e->xgot);
+}
+
+/* GCC 12 takes MPICH's MPI_STATUSES_IGNORE, a pointer constant, for an empty array and warns;
+ * the call is right. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+static int test_all(int n, MPI_Request *reqs, int *done) {
+    return MPI_Testall(n, reqs, done, MPI_STATUSES_IGNORE);
+}
+#pragma GCC diagnostic pop
+
+static shoal_err_t reserve(char **buf, size_t *cap, size_t need) {
+    if (need <= *cap) return SHOAL_OK;
+    size_t n = *cap ? *cap : 4096;
+    while (n < need) n *= 2;
+    char *b = realloc(*buf, n);
+    if (!b)
+        return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory for a fence message of %zu B",
+                           need);
+    *buf = b;
+    *cap = n;
+    return SHOAL_OK;
+}
+
+/* My part's bytes (a pool's parts differ in size). */
+static size_t my_part(const segment_t *seg) {
+    return seg->sizes ? seg->sizes[seg->team->myrel] : seg->size;
+}
+
+/* Writes the puts of a message from member `from` into my part; *carried: its sender carried
+ * data to somebody. */
+static shoal_err_t apply(const segment_t *seg, const char *msg, size_t n, int32_t from,
+                         int *carried) {
+    const size_t part = my_part(seg);
+    uint64_t flags;
+    if (n < MSG_HEAD) goto corrupt;
+    memcpy(&flags, msg, sizeof flags);
+    *carried = (int)(flags & 1);
+    for (size_t at = MSG_HEAD; at < n;) {
+        uint64_t head[2];
+        if (n - at < ENTRY_HEAD) goto corrupt;
+        memcpy(head, msg + at, sizeof head);
+        at += ENTRY_HEAD;
+        if (head[0] > part || head[1] > part - head[0] || pad8(head[1]) > n - at) goto corrupt;
+        memcpy(seg->my_base + head[0], msg + at, head[1]);
+        at += pad8(head[1]);
+    }
+    return SHOAL_OK;
+corrupt:
+    return shoal__fail(SHOAL_ERR_STATE,
+                       "a fence message from member %d does not parse (%zu bytes: do the members "
+                       "fence the same allocation?): its puts were not applied",
+                       (int)from, n);
+}
+
+/* Packs the epoch's queued puts into one message per other member (a header, then its puts in
+ * issue order); those to myself are copied now. *carries: some message holds a put. */
+static shoal_err_t pack(epoch_t *e, segment_t *seg, int *carries) {
+    team_t *t = seg->team;
+    size_t *start = e->xat, *cursor = e->xat + t->size + 1;
+    memset(start, 0, ((size_t)t->size + 1) * sizeof *start);
+    *carries = 0;
+    for (int32_t j = 0; j < t->size; j++)
+        if (j != t->myrel) start[j + 1] = MSG_HEAD;
+    for (size_t i = 0; i < e->nqueue; i++) {
+        const epoch_op_t *q = &e->queue[i];
+        if (q->target.rank == t->myrel) continue;
+        start[q->target.rank + 1] += ENTRY_HEAD + pad8(q->nbytes);
+        *carries = 1;
+    }
+    for (int32_t j = 0; j < t->size; j++) start[j + 1] += start[j];
+    SHOAL_TRY(reserve(&e->xsend, &e->xsend_cap, start[t->size]));
+    memcpy(cursor, start, (size_t)t->size * sizeof *cursor);
+    const uint64_t flags = (uint64_t)*carries;
+    for (int32_t j = 0; j < t->size; j++) {
+        if (j == t->myrel) continue;
+        memcpy(e->xsend + cursor[j], &flags, sizeof flags);
+        cursor[j] += MSG_HEAD;
+    }
+    for (size_t i = 0; i < e->nqueue; i++) {
+        const epoch_op_t *q = &e->queue[i];
+        const int32_t j = q->target.rank;
+        const uint64_t off = (uint64_t)(q->target.disp - seg->win_disp[j]);
+        if (j == t->myrel) { /* through MPI to myself (SHOAL_DIRECT=0): a copy does it */
+            memcpy(seg->my_base + off, q->local, q->nbytes);
+            continue;
+        }
+        const uint64_t head[2] = {off, q->nbytes};
+        memcpy(e->xsend + cursor[j], head, sizeof head);
+        memcpy(e->xsend + cursor[j] + ENTRY_HEAD, q->local, q->nbytes);
+        cursor[j] += ENTRY_HEAD + pad8(q->nbytes);
+    }
+    return SHOAL_OK;
+}
+
+/* Takes this fence's message of every other member, applying each as it comes; *carried: some
+ * member carried data to somebody. */
+static shoal_err_t receive_all(epoch_t *e, segment_t *seg, int *carried) {
+    team_t *t = seg->team;
+    memset(e->xgot, 0, (size_t)t->size);
+    e->xgot[t->myrel] = 1;
+    int32_t pending = t->size - 1;
+    shoal_waiter_t w;
+    shoal__waiter_init(&w);
+    while (pending) {
+        int took = 0;
+        for (int32_t j = 0; j < t->size; j++) {
+            if (e->xgot[j]) continue;
+            int flag = 0, n = 0;
+            MPI_Message msg;
+            MPI_Status st;
+            SHOAL_MPI(MPI_Improbe(j, TAG_DATA, t->comm, &flag, &msg, &st));
+            if (!flag) continue;
+            SHOAL_MPI(MPI_Get_count(&st, MPI_BYTE, &n));
+            SHOAL_TRY(reserve(&e->xrecv, &e->xrecv_cap, (size_t)n + 1));
+            SHOAL_MPI(MPI_Mrecv(e->xrecv, n, MPI_BYTE, &msg, MPI_STATUS_IGNORE));
+            int theirs = 0;
+            SHOAL_TRY(apply(seg, e->xrecv, (size_t)n, j, &theirs));
+            *carried |= theirs;
+            e->xgot[j] = 1;
+            pending--;
+            took = 1;
+        }
+        if (!took) shoal__waiter_pause(&w);
+    }
+    return SHOAL_OK;
+}
+
+/* Until every request of reqs[0..n) is complete, waiting as Shoal waits. */
+static shoal_err_t complete_all(MPI_Request *reqs, int n) {
+    shoal_waiter_t w;
+    shoal__waiter_init(&w);
+    for (;;) {
+        int done = 0;
+        SHOAL_MPI(test_all(n, reqs, &done));
+        if (done) return SHOAL_OK;
+        shoal__waiter_pause(&w);
+    }
+}
+
+/* Round 2: an empty message to every other member once my copies are done, and theirs. */
+static shoal_err_t round_applied(epoch_t *e, team_t *t) {
+    MPI_Request *reqs = e->xreqs;
+    for (int32_t j = 0; j < t->size; j++) {
+        reqs[2 * j] = reqs[2 * j + 1] = MPI_REQUEST_NULL;
+        if (j == t->myrel) continue;
+        SHOAL_MPI(MPI_Irecv(NULL, 0, MPI_BYTE, j, TAG_APPLIED, t->comm, &reqs[2 * j]));
+        SHOAL_MPI(MPI_Isend(NULL, 0, MPI_BYTE, j, TAG_APPLIED, t->comm, &reqs[2 * j + 1]));
+    }
+    return complete_all(reqs, 2 * t->size);
+}
+
+shoal_err_t shoal__epoch_exchange(epoch_t *e, segment_t *seg) {
+    team_t *t = seg->team;
+    /* What went out at once is complete at its targets before anyone hears from me. Every dirty
+     * segment, as the barrier this replaces did. */
+    SHOAL_TRY(shoal__segments_flush(-1));
+    int carried = 0;
+    SHOAL_TRY(pack(e, seg, &carried));
+    /* My copies into mapped members' parts are seen before my message is (on x86 a compiler
+     * barrier; MPI's own queues then order the rest). */
+    atomic_thread_fence(memory_order_seq_cst);
+    for (int32_t j = 0; j < t->size; j++) {
+        e->xreqs[j] = MPI_REQUEST_NULL;
+        if (j == t->myrel) continue;
+        const size_t at = e->xat[j], n = e->xat[j + 1] - at;
+        if (n > (size_t)1 << 30)
+            return shoal__fail(SHOAL_ERR_UNSUPPORTED,
+                               "the epoch's small puts to member %d add up to %zu B, more than "
+                               "one fence message carries (1 GiB): lower SHOAL_EPOCH_COMBINE",
+                               (int)j, n);
+        SHOAL_MPI(MPI_Isend(e->xsend + at, (int)n, MPI_BYTE, j, TAG_DATA, t->comm, &e->xreqs[j]));
+    }
+    shoal_err_t err = receive_all(e, seg, &carried);
+    /* My sends are done before xsend is written again (the next fence). */
+    shoal_err_t err2 = complete_all(e->xreqs, t->size);
+    SHOAL_TRY(err);
+    SHOAL_TRY(err2);
+    atomic_thread_fence(memory_order_seq_cst); /* the senders' copies before my loads, and my
+                                                  copies before my APPLIED messages */
+    if (carried) SHOAL_TRY(round_applied(e, t));
+    /* MPI wrote my part (the flushed puts): where MPI and my plain loads meet, the unified model
+     * asks for a sync, as after the barrier. */
+    if (!seg->atomics_direct) SHOAL_MPI(MPI_Win_sync(seg->win));
+    return SHOAL_OK;
+}
