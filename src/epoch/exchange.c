@@ -16,7 +16,14 @@
  * Each member sends exactly one message per round and fence to each other member on the team's
  * communicator, and MPI does not let two messages from one sender with one tag overtake each
  * other, so the first message I take from a member is this fence's: I probe member by member,
- * never with MPI_ANY_SOURCE, which could take a fast member's next message for a slow one's. */
+ * never with MPI_ANY_SOURCE, which could take a fast member's next message for a slow one's.
+ *
+ * Members that map each other's memory (node mates on the direct path) carry nothing to each
+ * other (their puts were copies), so between them the two rounds are two words of each member's
+ * fence control block (rma/epoch.h: ENTERED, APPLIED), written by their owner with release order
+ * and read by the mates with acquire order: no MPI message between node mates. A mate can be one
+ * fence ahead of me (it left once it saw my ENTERED, and nobody carried), never two (it would
+ * need my next ENTERED), so ENTERED alternates between two words by the fence's parity. */
 #include "exchange.h"
 
 #include <stdatomic.h>
@@ -38,7 +45,8 @@ shoal_err_t shoal__epoch_exchange_decide(epoch_t *e, segment_t *seg) {
     team_t *t = seg->team;
     /* [0]: some member is reached through MPI here; [1]: I refuse (my SHOAL_EPOCH_EXCHANGE_MAX
      * is below the team's size). The maximum over the team decides for all alike. */
-    int mine[2] = {0, t->size < 2 || t->size > shoal__rt.epoch_exchange_max}, all[2];
+    int mine[2] = {0, t->size < 2 || t->size > shoal__rt.epoch_exchange_max || t->size > 64},
+        all[2];
     for (int32_t j = 0; j < t->size; j++) mine[0] |= seg->direct[j] == NULL;
     SHOAL_MPI(MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, t->comm));
     e->exchange = all[0] && !all[1];
@@ -46,12 +54,27 @@ shoal_err_t shoal__epoch_exchange_decide(epoch_t *e, segment_t *seg) {
     e->xat = calloc((size_t)t->size * 2 + 1, sizeof *e->xat);  /* starts, then fill cursors */
     e->xreqs = malloc((size_t)t->size * 2 * sizeof *e->xreqs); /* sends; round 2's receives */
     e->xgot = calloc((size_t)t->size, 1);
+    e->xmate = calloc((size_t)t->size, 1);
+    uint64_t *masks = calloc((size_t)t->size, sizeof *masks);
     shoal_err_t err = SHOAL_OK;
-    if (!e->xat || !e->xreqs || !e->xgot)
+    if (!e->xat || !e->xreqs || !e->xgot || !e->xmate || !masks)
         err = shoal__fail(SHOAL_ERR_NOMEM, "out of host memory for the fence's messages");
     /* Agreed: a member without its buffers must not leave the others exchanging with it. */
-    SHOAL_TRY(shoal__team_agree(t, err, 0, ""));
-    return SHOAL_OK;
+    err = shoal__team_agree(t, err, 0, "");
+    if (err == SHOAL_OK) {
+        /* Flag mates: members whose part and fence words I map. Only pairs where both sides
+         * say so use flags, so both sides of a pair always agree. */
+        uint64_t mine_mask = 0;
+        for (int32_t j = 0; j < t->size; j++)
+            if (j != t->myrel && seg->direct[j] && shoal__words_at(&e->ctrl, j, 0).addr)
+                mine_mask |= (uint64_t)1 << j;
+        int rc = MPI_Allgather(&mine_mask, 1, MPI_UINT64_T, masks, 1, MPI_UINT64_T, t->comm);
+        if (rc != MPI_SUCCESS) err = shoal__mpi_fail(rc, "MPI_Allgather");
+        for (int32_t j = 0; err == SHOAL_OK && j < t->size; j++)
+            e->xmate[j] = (mine_mask >> j & 1) && (masks[j] >> t->myrel & 1);
+    }
+    free(masks);
+    return err;
 }
 
 void shoal__epoch_exchange_free(epoch_t *e) {
@@ -60,6 +83,12 @@ void shoal__epoch_exchange_free(epoch_t *e) {
     free(e->xat);
     free(e->xreqs);
     free(e->xgot);
+    free(e->xmate);
+}
+
+/* Word off of member j's fence control block, mapped here (a flag mate's, or mine). */
+static uint64_t *fence_word(epoch_t *e, int32_t j, size_t off) {
+    return (uint64_t *)shoal__words_at(&e->ctrl, j, off).addr;
 }
 
 /* GCC 12 takes MPICH's MPI_STATUSES_IGNORE, a pointer constant, for an empty array and warns;
@@ -123,7 +152,7 @@ static shoal_err_t pack(epoch_t *e, segment_t *seg, int *carries) {
     memset(start, 0, ((size_t)t->size + 1) * sizeof *start);
     *carries = 0;
     for (int32_t j = 0; j < t->size; j++)
-        if (j != t->myrel) start[j + 1] = MSG_HEAD;
+        if (j != t->myrel && !e->xmate[j]) start[j + 1] = MSG_HEAD; /* mates: no message */
     for (size_t i = 0; i < e->nqueue; i++) {
         const epoch_op_t *q = &e->queue[i];
         if (q->target.rank == t->myrel) continue;
@@ -135,7 +164,7 @@ static shoal_err_t pack(epoch_t *e, segment_t *seg, int *carries) {
     memcpy(cursor, start, (size_t)t->size * sizeof *cursor);
     const uint64_t flags = (uint64_t)*carries;
     for (int32_t j = 0; j < t->size; j++) {
-        if (j == t->myrel) continue;
+        if (j == t->myrel || e->xmate[j]) continue;
         memcpy(e->xsend + cursor[j], &flags, sizeof flags);
         cursor[j] += MSG_HEAD;
     }
@@ -162,12 +191,22 @@ static shoal_err_t receive_all(epoch_t *e, segment_t *seg, int *carried) {
     memset(e->xgot, 0, (size_t)t->size);
     e->xgot[t->myrel] = 1;
     int32_t pending = t->size - 1;
+    const size_t entered = shoal__epoch_off_entered(t->size, e->xseq);
     shoal_waiter_t w;
     shoal__waiter_init(&w);
     while (pending) {
         int took = 0;
         for (int32_t j = 0; j < t->size; j++) {
             if (e->xgot[j]) continue;
+            if (e->xmate[j]) {
+                uint64_t v = __atomic_load_n(fence_word(e, j, entered), __ATOMIC_ACQUIRE);
+                if (v >> 1 < e->xseq) continue;
+                *carried |= (int)(v & 1);
+                e->xgot[j] = 1;
+                pending--;
+                took = 1;
+                continue;
+            }
             int flag = 0, n = 0;
             MPI_Message msg;
             MPI_Status st;
@@ -200,14 +239,25 @@ static shoal_err_t complete_all(MPI_Request *reqs, int n) {
     }
 }
 
-/* Round 2: an empty message to every other member once my copies are done, and theirs. */
+/* Round 2: an empty message to every other member (a flag for mates) once my copies are done,
+ * and theirs. */
 static shoal_err_t round_applied(epoch_t *e, team_t *t) {
     MPI_Request *reqs = e->xreqs;
+    const size_t applied = shoal__epoch_off_applied(t->size);
+    uint64_t *mine = fence_word(e, t->myrel, applied); /* read by my mates only */
+    if (mine) __atomic_store_n(mine, e->xseq, __ATOMIC_RELEASE);
     for (int32_t j = 0; j < t->size; j++) {
         reqs[2 * j] = reqs[2 * j + 1] = MPI_REQUEST_NULL;
-        if (j == t->myrel) continue;
+        if (j == t->myrel || e->xmate[j]) continue;
         SHOAL_MPI(MPI_Irecv(NULL, 0, MPI_BYTE, j, TAG_APPLIED, t->comm, &reqs[2 * j]));
         SHOAL_MPI(MPI_Isend(NULL, 0, MPI_BYTE, j, TAG_APPLIED, t->comm, &reqs[2 * j + 1]));
+    }
+    shoal_waiter_t w;
+    shoal__waiter_init(&w);
+    for (int32_t j = 0; j < t->size; j++) {
+        if (!e->xmate[j]) continue;
+        while (__atomic_load_n(fence_word(e, j, applied), __ATOMIC_ACQUIRE) < e->xseq)
+            shoal__waiter_pause(&w);
     }
     return complete_all(reqs, 2 * t->size);
 }
@@ -222,9 +272,13 @@ shoal_err_t shoal__epoch_exchange(epoch_t *e, segment_t *seg) {
     /* My copies into mapped members' parts are seen before my message is (on x86 a compiler
      * barrier; MPI's own queues then order the rest). */
     atomic_thread_fence(memory_order_seq_cst);
+    /* Round 1 to my mates: entered (after my copies and flushes), and whether I carried data. */
+    e->xseq++;
+    uint64_t *entered = fence_word(e, t->myrel, shoal__epoch_off_entered(t->size, e->xseq));
+    if (entered) __atomic_store_n(entered, e->xseq << 1 | (uint64_t)carried, __ATOMIC_RELEASE);
     for (int32_t j = 0; j < t->size; j++) {
         e->xreqs[j] = MPI_REQUEST_NULL;
-        if (j == t->myrel) continue;
+        if (j == t->myrel || e->xmate[j]) continue;
         const size_t at = e->xat[j], n = e->xat[j + 1] - at;
         if (n > (size_t)1 << 30)
             return shoal__fail(SHOAL_ERR_UNSUPPORTED,

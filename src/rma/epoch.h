@@ -19,8 +19,18 @@
 #define EPOCH_OFF_EXPECTED 0
 #define EPOCH_OFF_ARRIVED  16
 #define EPOCH_OFF_FLAGS    24
+/* After FLAGS: the exchange's words for the members that map mine (epoch/exchange.c), each
+ * written by its owner: ENTERED[2] (fence number << 1 | "I carried data", by the fence number's
+ * parity: a mate may already be in the next fence while I still read this one's bit), then
+ * APPLIED (fence number). */
+static inline size_t shoal__epoch_off_entered(int32_t team_size, uint64_t fence) {
+    return EPOCH_OFF_FLAGS + 8 * (size_t)team_size + 8 * (size_t)(fence & 1);
+}
+static inline size_t shoal__epoch_off_applied(int32_t team_size) {
+    return EPOCH_OFF_FLAGS + 8 * (size_t)team_size + 16;
+}
 static inline size_t shoal__epoch_ctrl_bytes(int32_t team_size) {
-    return EPOCH_OFF_FLAGS + 8 * (size_t)team_size;
+    return shoal__epoch_off_applied(team_size) + 8;
 }
 
 /* A deferred operation: everything the closing fence needs to carry it out. */
@@ -61,6 +71,8 @@ typedef struct epoch {
     size_t *xat;        /* [size + 1] where each member's message starts in xsend */
     MPI_Request *xreqs; /* [size] my sends */
     uint8_t *xgot;      /* [size] 1: this fence's message from that member is applied */
+    uint8_t *xmate;     /* [size] 1: we map each other's words: flags instead of messages */
+    uint64_t xseq;      /* exchange fences done */
 } epoch_t;
 
 /* 1 when an operation of the open epoch to a mapped member is only a copy now and a note of its

@@ -122,7 +122,7 @@ static const cfg_entry_t table[] = {
      "Fences through MPI (imm_barrier, the auto design): on teams of up to this many members, one "
      "message from each member to each other replaces the fence's barrier and carries the epoch's "
      "small puts (docs/fence.md, \"The exchange\"); 0 or 1 = always the barrier",
-     FIELD(epoch_exchange_max), 0, 4096},
+     FIELD(epoch_exchange_max), 0, 64},
     {"SHOAL_EPOCH_CARRY", CFG_SIZE, "256K",
      "Fences that exchange messages (SHOAL_EPOCH_EXCHANGE_MAX): an epoch's puts to another node of "
      "up to this many bytes wait for the fence and travel in its messages (SHOAL_EPOCH_COMBINE "
