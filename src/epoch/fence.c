@@ -10,8 +10,9 @@
  *                wait; then a flag to every other member, and wait for all of theirs.
  *   imm_barrier  the paper's imm_naive with a barrier for the pairwise flags; here the barrier
  *                alone, as its finish flags and counts say nothing it does not
- * (completes_at_barrier). imm_notify   every put already added 1 to its target's ARRIVED word;
- * exchange the numbers of puts; wait; barrier. The count exchange is a sparse reduce-scatter: each
+ * (completes_at_barrier). imm_notify   every put adds 1 to its target's ARRIVED word once
+ * complete (through MPI: later, rma/epoch_notify.c): send those not sent yet; exchange the
+ * numbers of puts; wait; barrier. The count exchange is a sparse reduce-scatter: each
  * origin adds its contribution to the EXPECTED word of each target it used, then a barrier, then
  * each member takes its own word. */
 #include <stdlib.h>
@@ -82,6 +83,8 @@ static void state_free(epoch_t *e) {
     if (!e) return;
     free(e->ops_to);
     free(e->notes_to);
+    free(e->unsent_to);
+    free(e->sent_vals);
     free(e->touched);
     free(e->queue);
     for (size_t i = 0; i < e->npacks; i++) free(e->packs[i]);
@@ -99,10 +102,13 @@ static shoal_err_t state_create(segment_t *seg, shoal_epoch_design_t design) {
         pthread_mutex_init(&e->queue_mu, NULL);
         e->ops_to = calloc((size_t)t->size, sizeof *e->ops_to);
         e->notes_to = calloc((size_t)t->size, sizeof *e->notes_to);
+        e->unsent_to = calloc((size_t)t->size, sizeof *e->unsent_to);
+        e->sent_vals = calloc((size_t)t->size, sizeof *e->sent_vals);
         e->touched = calloc((size_t)t->size, sizeof *e->touched);
+        e->seg = seg;
     }
     shoal_err_t mine = SHOAL_OK;
-    if (!e || !e->ops_to || !e->notes_to || !e->touched)
+    if (!e || !e->ops_to || !e->notes_to || !e->unsent_to || !e->sent_vals || !e->touched)
         mine = shoal__fail(SHOAL_ERR_NOMEM, "out of host memory for the fence state");
     shoal_err_t err = shoal__team_agree(t, mine, 0, "");
     if (err == SHOAL_OK) err = shoal__words_create(t, shoal__epoch_ctrl_bytes(t->size), &e->ctrl);
@@ -124,6 +130,7 @@ void shoal__epoch_release(segment_t *seg, int collective) {
         shoal__warn("an allocation was freed with %zu deferred operations of an open epoch that no "
                     "fence completed: they were dropped",
                     e->nqueue);
+    shoal__epoch_notify_forget(e); /* the progress thread lets go of it first */
     /* Collective: every member is in this free, past the allocation's last fence: nobody touches
      * the words any more. At finalize the pool may be gone already. */
     shoal__words_release(&e->ctrl, collective);
@@ -207,8 +214,9 @@ static shoal_err_t close_epoch(epoch_t *e, segment_t *seg) {
         SHOAL_TRY(complete_targets(e, seg, 1));
         break;
     case SHOAL_EPOCH_IMM_NOTIFY:
-        SHOAL_TRY(complete_targets(e, seg, 0)); /* gets on the MPI path; puts were complete */
-        SHOAL_TRY(exchange_counts(e, 1));       /* its barrier flushes the notifications */
+        SHOAL_TRY(shoal__epoch_notify_send_all(e)); /* those the progress thread did not send */
+        SHOAL_TRY(complete_targets(e, seg, 0));     /* the gets on the MPI path */
+        SHOAL_TRY(exchange_counts(e, 1));           /* its barrier flushes the notifications */
         break;
     default: /* imm_naive (imm_barrier completes at its barrier: completes_at_barrier) */
         SHOAL_TRY(complete_targets(e, seg, 1));
@@ -227,6 +235,7 @@ static shoal_err_t complete_undeclared(epoch_t *e, segment_t *seg) {
     if (e->nqueue) SHOAL_TRY(shoal__epoch_deliver_queue(e));
     SHOAL_TRY(complete_targets(e, seg, 0));
     if (e->design == SHOAL_EPOCH_IMM_NOTIFY) {
+        SHOAL_TRY(shoal__epoch_notify_send_all(e)); /* all of them go, to be undone below */
         SHOAL_TRY(shoal__segments_flush(-1)); /* the notifications land before they are undone */
         for (uint32_t i = 0; i < e->ntouched; i++) {
             int32_t r = e->touched[i];

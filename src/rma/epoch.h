@@ -54,6 +54,15 @@ typedef struct epoch {
     uint32_t *notes_to; /* [size] notifications sent to each (the notify design) */
     int32_t *touched;   /* the members with ops_to > 0, in first-touch order */
     uint32_t ntouched;
+    /* The notify design through MPI (epoch_notify.c): notifications not sent yet, because their
+     * puts may still be in flight, per member; the origin buffers of the fence's own
+     * notification adds (MPI reads them until the fence's barrier completes the adds); the
+     * allocation, whose window the progress thread flushes; the progress thread's list. */
+    uint32_t *unsent_to;   /* [size] */
+    uint64_t *sent_vals;   /* [size] */
+    segment_t *seg;        /* the allocation this state belongs to */
+    struct epoch *bg_next; /* the next epoch with notifications to send (while bg_listed) */
+    int bg_listed;
     /* The deferred design's queue, in issue order. */
     pthread_mutex_t queue_mu; /* threads (SHOAL_THREAD_MULTIPLE) append at once */
     epoch_op_t *queue;
@@ -117,6 +126,20 @@ shoal_err_t shoal__epoch_issue(int is_put, void *local, const shoal_target_t *t,
  * segment's mechanism says (decision 4). flush 0 leaves an MPI accumulate outstanding (the fence
  * completes it); 1 completes it now. */
 shoal_err_t shoal__epoch_ctrl_add(epoch_t *e, int32_t rel, size_t off, uint64_t delta, int flush);
+/* The same with the value in *src, which must stay untouched until the add completes when flush
+ * is 0. */
+shoal_err_t shoal__epoch_ctrl_add_from(epoch_t *e, int32_t rel, size_t off, const uint64_t *src,
+                                       int flush);
+/* The notify design's put through MPI to member rel has gone out: its notification leaves once
+ * the data is complete at the target, sent by the progress thread while the program computes
+ * (if it runs) or by the fence (epoch_notify.c). */
+void shoal__epoch_notify_later(epoch_t *e, int32_t rel);
+/* Sends every notification of mine still unsent (each target's data completed first, the add
+ * left to the fence's barrier to complete). The closing fence calls it. */
+shoal_err_t shoal__epoch_notify_send_all(epoch_t *e);
+/* Takes the state off the progress thread's list and waits until the thread is done with it (the
+ * allocation is being freed). */
+void shoal__epoch_notify_forget(epoch_t *e);
 /* Completes my operations of the open epoch to member rel (the MPI path's flush; a no-op when
  * the member is mapped here). */
 shoal_err_t shoal__epoch_complete_to(epoch_t *e, segment_t *seg, int32_t rel);

@@ -16,14 +16,13 @@
  * must stay untouched until the operation completes, which a stack variable would not). */
 static const uint64_t one = 1;
 
-shoal_err_t shoal__epoch_ctrl_add(epoch_t *e, int32_t rel, size_t off, uint64_t delta, int flush) {
+shoal_err_t shoal__epoch_ctrl_add_from(epoch_t *e, int32_t rel, size_t off, const uint64_t *src,
+                                       int flush) {
     shoal_target_t w = shoal__words_at(&e->ctrl, rel, off);
     if (w.seg->atomics_direct) {
-        __atomic_fetch_add((uint64_t *)w.addr, delta, __ATOMIC_SEQ_CST);
+        __atomic_fetch_add((uint64_t *)w.addr, *src, __ATOMIC_SEQ_CST);
         return SHOAL_OK;
     }
-    if (delta != 1) flush = 1; /* only the constant 1 may stay outstanding */
-    const uint64_t *src = flush ? &delta : &one;
     SHOAL_MPI(
         MPI_Accumulate(src, 1, MPI_UINT64_T, w.rank, w.disp, 1, MPI_UINT64_T, MPI_SUM, w.seg->win));
     if (flush)
@@ -31,6 +30,11 @@ shoal_err_t shoal__epoch_ctrl_add(epoch_t *e, int32_t rel, size_t off, uint64_t 
     else
         shoal__segment_mark_dirty(w.seg, w.rank);
     return SHOAL_OK;
+}
+
+shoal_err_t shoal__epoch_ctrl_add(epoch_t *e, int32_t rel, size_t off, uint64_t delta, int flush) {
+    if (delta != 1) flush = 1; /* only the constant 1 may stay outstanding */
+    return shoal__epoch_ctrl_add_from(e, rel, off, flush ? &delta : &one, flush);
 }
 
 shoal_err_t shoal__epoch_complete_to(epoch_t *e, segment_t *seg, int32_t rel) {
@@ -111,11 +115,12 @@ shoal_err_t shoal__epoch_issue(int is_put, void *local, const shoal_target_t *t,
         break;
     case SHOAL_EPOCH_IMM_NOTIFY:
         SHOAL_TRY(move_now(is_put, local, t, n));
-        if (is_put) { /* the data first, complete at the target; then its notification */
-            SHOAL_TRY(shoal__epoch_complete_to(e, t->seg, t->rank));
+        if (!is_put) break;
+        if (t->addr) /* a copy, complete at the target: its notification now */
             SHOAL_TRY(shoal__epoch_ctrl_add(e, t->rank, EPOCH_OFF_ARRIVED, 1, 0));
-            __atomic_fetch_add(&e->notes_to[t->rank], 1, __ATOMIC_RELAXED);
-        }
+        else /* through MPI: the notification waits until the data is complete */
+            shoal__epoch_notify_later(e, t->rank);
+        __atomic_fetch_add(&e->notes_to[t->rank], 1, __ATOMIC_RELAXED);
         break;
     default:
         /* imm_barrier: a small put through MPI waits for the fence, which sends a target's small

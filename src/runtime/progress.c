@@ -9,12 +9,15 @@
 static pthread_t thread;
 static atomic_int running;
 static atomic_ulong polls;
+static void (*_Atomic extra_work)(void);
 
 static void *progress_main(void *arg) {
     (void)arg;
     struct timespec pause = {0, (long)shoal__rt.progress_interval_us * 1000L};
     while (atomic_load_explicit(&running, memory_order_acquire)) {
         shoal__progress_poke();
+        void (*work)(void) = atomic_load_explicit(&extra_work, memory_order_acquire);
+        if (work) work();
         atomic_fetch_add_explicit(&polls, 1, memory_order_relaxed);
         nanosleep(&pause, NULL);
     }
@@ -42,4 +45,12 @@ void shoal__progress_stop(void) {
 
 unsigned long shoal__progress_polls(void) {
     return atomic_load(&polls);
+}
+
+int shoal__progress_running(void) {
+    return atomic_load_explicit(&running, memory_order_acquire);
+}
+
+void shoal__progress_set_work(void (*work)(void)) {
+    atomic_store_explicit(&extra_work, work, memory_order_release);
 }

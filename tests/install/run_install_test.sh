@@ -254,12 +254,13 @@ shoalrun)
     if timeout 60 "$run" -n 2 sh -c 'exit 3' >/dev/null 2>&1; then
         fail "a failing program's exit status was lost"
     fi
-    # MPICH: the yield shim is preloaded with more units than CPUs (auto), never with fewer
-    # unless asked, and a bad setting is refused (docs/design.md, "MPICH polling").
+    # MPICH: the yield shim is preloaded with more units than CPUs or with the progress thread
+    # (auto), never otherwise unless asked, and a bad setting is refused (docs/design.md, "MPICH
+    # polling").
     shim_count() { # shim_count N [VAR=value...]: processes of an N-unit run that got the shim
         local n="$1"
         shift
-        env -u SHOALRUN_MPICH_YIELD "$@" timeout 60 "$run" -n "$n" sh -c 'echo "pre[$LD_PRELOAD]"' |
+        env -u SHOALRUN_MPICH_YIELD -u SHOAL_PROGRESS_THREAD "$@" timeout 60 "$run" -n "$n" sh -c 'echo "pre[$LD_PRELOAD]"' |
             grep -c '^pre\[.*libshoal-mpich-yield\.so\]$'
     }
     if [ "$SHOAL_MPI" = mpich ]; then
@@ -267,6 +268,10 @@ shoalrun)
             fail "an oversubscribed MPICH run did not preload libshoal-mpich-yield.so"
         [ "$(shim_count 1)" = 0 ] || fail "a 1-unit MPICH run preloaded the yield shim"
         [ "$(shim_count 1 SHOALRUN_MPICH_YIELD=1)" = 1 ] || fail "SHOALRUN_MPICH_YIELD=1 was ignored"
+        [ "$(shim_count 1 SHOAL_PROGRESS_THREAD=1)" = 1 ] ||
+            fail "a 1-unit MPICH run with the progress thread did not preload the yield shim"
+        [ "$(shim_count 1 SHOAL_PROGRESS_THREAD=0)" = 0 ] ||
+            fail "SHOAL_PROGRESS_THREAD=0 preloaded the yield shim"
         [ "$(shim_count $((cores + 1)) SHOALRUN_MPICH_YIELD=0)" = 0 ] ||
             fail "SHOALRUN_MPICH_YIELD=0 was ignored"
         if SHOALRUN_MPICH_YIELD=maybe "$run" -n 1 true 2>/dev/null; then

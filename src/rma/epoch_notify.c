@@ -1,0 +1,110 @@
+/* The notify design's notifications through MPI (docs/fence.md, "imm_notify through MPI").
+ *
+ * A notification may leave only once its put is complete at the target, and MPI orders nothing
+ * between a put and an accumulate to another location: the put must be flushed first. Flushing
+ * inside shoal_put_nb made every put blocking, so nothing could overlap it (0-1 % on one node,
+ * 17 % for 1 MiB across nodes). Now the put goes out and only its count is kept (unsent_to). The
+ * progress thread, when it runs, flushes each such target and adds the count to the target's
+ * ARRIVED word while the program computes; the closing fence sends whatever is left, one flush and
+ * one add per target rather than per put.
+ *
+ * Locks: list_mu guards the list of states with unsent notifications (taken for a moment by the
+ * program on a put, by the thread to pop one); work_mu is held by the thread while it sends, so
+ * that a fence or a free that takes it knows the thread is not inside that state. */
+#include <pthread.h>
+
+#include "epoch.h"
+#include "runtime/progress.h"
+
+static pthread_mutex_t list_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t work_mu = PTHREAD_MUTEX_INITIALIZER;
+static epoch_t *list_head;
+
+static void unlist_locked(epoch_t *e) {
+    if (!e->bg_listed) return;
+    for (epoch_t **p = &list_head; *p; p = &(*p)->bg_next)
+        if (*p == e) {
+            __atomic_store_n(p, e->bg_next, __ATOMIC_RELAXED);
+            break;
+        }
+    e->bg_listed = 0;
+}
+
+/* Sends rel's unsent notifications: the data to rel complete first, then one add of their number.
+ * The thread completes its add (nobody else would); the fence leaves it to its barrier, from
+ * sent_vals, which no other add of this epoch uses. On failure the count goes back, so that the
+ * fence tries again and reports. */
+static shoal_err_t send_unsent(epoch_t *e, int32_t rel, int by_thread) {
+    uint32_t k = __atomic_exchange_n(&e->unsent_to[rel], 0, __ATOMIC_ACQ_REL);
+    if (!k) return SHOAL_OK;
+    shoal_err_t err = shoal__epoch_complete_to(e, e->seg, rel);
+    if (err == SHOAL_OK) {
+        if (by_thread)
+            err = shoal__epoch_ctrl_add(e, rel, EPOCH_OFF_ARRIVED, k, 1);
+        else {
+            e->sent_vals[rel] = k;
+            err = shoal__epoch_ctrl_add_from(e, rel, EPOCH_OFF_ARRIVED, &e->sent_vals[rel], 0);
+        }
+    }
+    if (err != SHOAL_OK) __atomic_fetch_add(&e->unsent_to[rel], k, __ATOMIC_RELAXED);
+    return err;
+}
+
+/* The progress thread's share: every listed state's notifications, one state at a time (popped
+ * under list_mu, so that a put meanwhile lists it again rather than being missed). */
+static void send_in_background(void) {
+    if (!__atomic_load_n(&list_head, __ATOMIC_ACQUIRE)) return;
+    pthread_mutex_lock(&work_mu);
+    for (;;) {
+        pthread_mutex_lock(&list_mu);
+        epoch_t *e = list_head;
+        if (e) {
+            __atomic_store_n(&list_head, e->bg_next, __ATOMIC_RELAXED);
+            e->bg_listed = 0;
+        }
+        pthread_mutex_unlock(&list_mu);
+        if (!e) break;
+        int32_t size = e->ctrl.team->size;
+        for (int32_t r = 0; r < size; r++)
+            if (__atomic_load_n(&e->unsent_to[r], __ATOMIC_RELAXED))
+                (void)send_unsent(e, r, 1); /* a failure is left for the fence */
+    }
+    pthread_mutex_unlock(&work_mu);
+}
+
+void shoal__epoch_notify_later(epoch_t *e, int32_t rel) {
+    __atomic_fetch_add(&e->unsent_to[rel], 1, __ATOMIC_RELEASE);
+    if (!shoal__progress_running()) return; /* the fence sends them */
+    pthread_mutex_lock(&list_mu);
+    if (!e->bg_listed) {
+        e->bg_listed = 1;
+        e->bg_next = list_head;
+        __atomic_store_n(&list_head, e, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&list_mu);
+    shoal__progress_set_work(send_in_background);
+}
+
+shoal_err_t shoal__epoch_notify_send_all(epoch_t *e) {
+    int any = 0;
+    for (uint32_t i = 0; i < e->ntouched && !any; i++)
+        any = __atomic_load_n(&e->unsent_to[e->touched[i]], __ATOMIC_RELAXED) != 0;
+    if (!any) return SHOAL_OK;
+    shoal_err_t err = SHOAL_OK;
+    pthread_mutex_lock(&work_mu); /* the thread may be sending some of them right now */
+    pthread_mutex_lock(&list_mu);
+    unlist_locked(e);
+    pthread_mutex_unlock(&list_mu);
+    for (uint32_t i = 0; i < e->ntouched && err == SHOAL_OK; i++)
+        err = send_unsent(e, e->touched[i], 0);
+    pthread_mutex_unlock(&work_mu);
+    return err;
+}
+
+void shoal__epoch_notify_forget(epoch_t *e) {
+    pthread_mutex_lock(&work_mu);
+    pthread_mutex_lock(&list_mu);
+    unlist_locked(e);
+    pthread_mutex_unlock(&list_mu);
+    pthread_mutex_unlock(&work_mu);
+}
