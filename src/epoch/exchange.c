@@ -9,9 +9,12 @@
  * that has all its messages may leave while another is still copying what it was sent, and its
  * next epoch's get (or put) would meet that member's part half written. So when anybody carried
  * data (each header says whether its sender did, and everybody hears from everybody), a second
- * round of empty messages (tag APPLIED) follows, sent once my copies are done: nobody leaves
- * before every part is complete (duty 1). An epoch with nothing carried ends after round 1, a
- * barrier's worth of messages.
+ * round of empty messages (tag APPLIED) follows, sent once my copies are done: nothing of the
+ * next epoch reaches a part before it is complete (duty 1). Only what reaches a member before
+ * the next fence needs its APPLIED: between node mates the round is waited for in the fence,
+ * towards the others it is taken in by the first operation through MPI on the allocation, or by
+ * the next fence (round_applied). An epoch with nothing carried ends after round 1, a barrier's
+ * worth of messages, and so does one whose next epoch only carries puts.
  *
  * Each member sends exactly one message per round and fence to each other member on the team's
  * communicator, and MPI does not let two messages from one sender with one tag overtake each
@@ -239,18 +242,41 @@ static shoal_err_t complete_all(MPI_Request *reqs, int n) {
     }
 }
 
-/* Round 2: an empty message to every other member (a flag for mates) once my copies are done,
- * and theirs. */
-static shoal_err_t round_applied(epoch_t *e, team_t *t) {
+/* Takes in the APPLIED messages a fence left in flight (round_applied): seg->unsettled while
+ * they are. Threads may meet here (SHOAL_THREAD_MULTIPLE): one completes them. */
+static shoal_err_t settle(segment_t *seg) {
+    epoch_t *e = seg->epoch;
+    shoal_err_t err = SHOAL_OK;
+    pthread_mutex_lock(&e->queue_mu);
+    if (__atomic_load_n(&seg->unsettled, __ATOMIC_ACQUIRE)) {
+        err = complete_all(e->xreqs, 2 * seg->team->size);
+        if (err == SHOAL_OK) __atomic_store_n(&seg->unsettled, NULL, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&e->queue_mu);
+    return err;
+}
+
+/* Round 2: an empty message to every other member (a flag for mates) once my copies are done.
+ * My mates' flags I wait for here: they may store into my part directly, with no call that
+ * could wait first. The other members' messages I leave in flight (seg->unsettled): what
+ * reaches a member through MPI before the next fence first calls shoal__settle (mem/segment.h;
+ * rma/'s put, get, atomics, strided and an epoch's operations that move at once, and the
+ * one-sided broadcast's root), and so does the next fence; puts that wait for the
+ * next fence's messages need nothing (the member reads those after finishing this fence). An
+ * epoch of carried puts then costs one round of messages, not two. */
+static shoal_err_t round_applied(epoch_t *e, segment_t *seg) {
+    team_t *t = seg->team;
     MPI_Request *reqs = e->xreqs;
     const size_t applied = shoal__epoch_off_applied(t->size);
     uint64_t *mine = fence_word(e, t->myrel, applied); /* read by my mates only */
     if (mine) __atomic_store_n(mine, e->xseq, __ATOMIC_RELEASE);
+    int in_flight = 0;
     for (int32_t j = 0; j < t->size; j++) {
         reqs[2 * j] = reqs[2 * j + 1] = MPI_REQUEST_NULL;
         if (j == t->myrel || e->xmate[j]) continue;
         SHOAL_MPI(MPI_Irecv(NULL, 0, MPI_BYTE, j, TAG_APPLIED, t->comm, &reqs[2 * j]));
         SHOAL_MPI(MPI_Isend(NULL, 0, MPI_BYTE, j, TAG_APPLIED, t->comm, &reqs[2 * j + 1]));
+        in_flight = 1;
     }
     shoal_waiter_t w;
     shoal__waiter_init(&w);
@@ -259,11 +285,13 @@ static shoal_err_t round_applied(epoch_t *e, team_t *t) {
         while (__atomic_load_n(fence_word(e, j, applied), __ATOMIC_ACQUIRE) < e->xseq)
             shoal__waiter_pause(&w);
     }
-    return complete_all(reqs, 2 * t->size);
+    if (in_flight) __atomic_store_n(&seg->unsettled, settle, __ATOMIC_RELEASE);
+    return SHOAL_OK;
 }
 
 shoal_err_t shoal__epoch_exchange(epoch_t *e, segment_t *seg) {
     team_t *t = seg->team;
+    SHOAL_TRY(shoal__settle(seg)); /* the last fence's round 2, and its requests, are done */
     /* What went out at once is complete at its targets before anyone hears from me. Every dirty
      * segment, as the barrier this replaces did. */
     SHOAL_TRY(shoal__segments_flush(-1));
@@ -294,7 +322,7 @@ shoal_err_t shoal__epoch_exchange(epoch_t *e, segment_t *seg) {
     SHOAL_TRY(err2);
     atomic_thread_fence(memory_order_seq_cst); /* the senders' copies before my loads, and my
                                                   copies before my APPLIED messages */
-    if (carried) SHOAL_TRY(round_applied(e, t));
+    if (carried) SHOAL_TRY(round_applied(e, seg));
     /* MPI wrote my part (the flushed puts): where MPI and my plain loads meet, the unified model
      * asks for a sync, as after the barrier. */
     if (!seg->atomics_direct) SHOAL_MPI(MPI_Win_sync(seg->win));

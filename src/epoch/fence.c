@@ -125,6 +125,8 @@ static shoal_err_t state_create(segment_t *seg, shoal_epoch_design_t design) {
 void shoal__epoch_release(segment_t *seg, int collective) {
     epoch_t *e = seg->epoch;
     if (!e) return;
+    if (shoal__settle(seg) != SHOAL_OK) /* the last fence's messages are in before it goes */
+        shoal__warn("the last fence of a freed allocation did not complete its messages");
     seg->epoch = NULL;
     if (e->nqueue)
         shoal__warn("an allocation was freed with %zu deferred operations of an open epoch that no "
@@ -303,7 +305,8 @@ static shoal_err_t fence_general(segment_t *seg, shoal_err_t mine, int assertion
                            "unknown assertion bits 0x%x (SHOAL_EPOCH_NOSTORE, "
                            "_NOPRECEDE, _NOSUCCEED)",
                            (unsigned)(assertions & ~ASSERTIONS_ALL));
-    if (!seg) return mine; /* no allocation: no team to agree with */
+    if (!seg) return mine;                           /* no allocation: no team to agree with */
+    if (mine == SHOAL_OK) mine = shoal__settle(seg); /* the last fence's round 2 */
     /* Like the collectives: every member's verdict and arguments agree only when checked. */
     if (shoal__rt.check_collectives)
         SHOAL_TRY(shoal__team_agree(seg->team, mine,

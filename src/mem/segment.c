@@ -358,6 +358,11 @@ void shoal__segments_finalize(void) {
     dirty_cap = 0;
 }
 
+shoal_err_t shoal__settle_slow(segment_t *s) {
+    shoal_err_t (*unsettled)(segment_t *) = __atomic_load_n(&s->unsettled, __ATOMIC_ACQUIRE);
+    return unsettled ? unsettled(s) : SHOAL_OK;
+}
+
 void shoal__segment_mark_dirty_slow(segment_t *s, int32_t rel) {
     /* Threads (SHOAL_THREAD_MULTIPLE) may issue MPI operations at once: the lists have a lock. */
     pthread_mutex_lock(&dirty_mu);

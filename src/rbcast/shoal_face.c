@@ -178,6 +178,9 @@ shoal_err_t shoal_rma_bcast(shoal_gptr_t dest, const void *src, size_t nbytes,
     segment_t *seg = NULL;
     /* The bounds check of the resolve covers every member: the allocation is symmetric. */
     SHOAL_TRY(registered(dest, nbytes, &seg));
+    /* After a fence of the allocation whose last round is still in flight, every member has
+     * finished its copies before the root's data leaves (and so before any relay's). */
+    SHOAL_TRY(shoal__settle(seg));
     return shoal__rb_start(seg->rbcast, dest.offset, src, nbytes, algo, req, seq);
 }
 

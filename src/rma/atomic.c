@@ -97,6 +97,7 @@ shoal_err_t shoal__amo(const shoal_target_t *t, amo_kind_t kind, shoal_amo_op_t 
             INT_RMW(uint64_t, t->addr, kind, op, value, compare, result);
         return SHOAL_OK;
     }
+    SHOAL_TRY(shoal__settle(t->seg));
     MPI_Win win = t->seg->win;
     MPI_Datatype dt = shoal__mpi_datatype(type); /* check() admitted only atomic types */
     uint64_t scratch; /* fetching ops need a result buffer even when the caller wants none */

@@ -51,7 +51,8 @@ static shoal_err_t move_now(int is_put, void *local, const shoal_target_t *t, si
         shoal__copy_ordered(is_put, local, t->addr, n);
         return SHOAL_OK;
     }
-    if (n > (size_t)1 << 30) /* beyond one MPI count: blocking */
+    SHOAL_TRY(shoal__settle(t->seg)); /* the target has finished the last fence's copies */
+    if (n > (size_t)1 << 30)          /* beyond one MPI count: blocking */
         return is_put ? shoal__put(t, local, n) : shoal__get(local, t, n);
     int rc =
         is_put ? MPI_Put(local, (int)n, MPI_BYTE, t->rank, t->disp, (int)n, MPI_BYTE, t->seg->win)

@@ -17,6 +17,7 @@ shoal_err_t shoal__put(const shoal_target_t *t, const void *src, size_t n) {
         atomic_thread_fence(memory_order_seq_cst);
         return SHOAL_OK;
     }
+    SHOAL_TRY(shoal__settle(t->seg));
     MPI_Win win = t->seg->win;
     for (size_t done = 0; done < n; done += MPI_CHUNK) {
         int len = (int)(n - done < MPI_CHUNK ? n - done : MPI_CHUNK);
@@ -33,6 +34,7 @@ shoal_err_t shoal__get(void *dst, const shoal_target_t *t, size_t n) {
         shoal__copy_bytes(dst, t->addr, n);
         return SHOAL_OK;
     }
+    SHOAL_TRY(shoal__settle(t->seg));
     MPI_Win win = t->seg->win;
     for (size_t done = 0; done < n; done += MPI_CHUNK) {
         int len = (int)(n - done < MPI_CHUNK ? n - done : MPI_CHUNK);

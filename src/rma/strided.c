@@ -34,6 +34,7 @@ static shoal_err_t strided(int is_put, char *local, ptrdiff_t ls, const shoal_ta
         if (is_put) atomic_thread_fence(memory_order_seq_cst);
         return SHOAL_OK;
     }
+    SHOAL_TRY(shoal__settle(t->seg));
     MPI_Datatype lt, rt;
     SHOAL_MPI(MPI_Type_create_hvector((int)n, (int)elem, (MPI_Aint)ls, MPI_BYTE, &lt));
     int trc = MPI_Type_create_hvector((int)n, (int)elem, (MPI_Aint)rs, MPI_BYTE, &rt);

@@ -435,6 +435,24 @@ static void big_epochs(shoal_gptr_t gp, uint8_t *mine, size_t base, shoal_unit_t
             big_sizes[i], &h));
     }
     CHECK_OK(shoal_epoch_fence(gp, NOSTORE));
+    /* Blocking gets at once, of what I put to my left neighbour in epoch B: the fence must have
+     * completed it there, however far the neighbour is into its copying (through MPI the
+     * fence's last round may still be on its way: mem/resolve.h, shoal__settle). */
+    uint8_t *back = malloc(big_set);
+    CHECK(back != NULL, "out of memory");
+    for (size_t i = 0; back && i < NBIG; i++)
+        CHECK_OK(shoal_get(
+            back + big_pos[i],
+            shoal_gptr_add(shoal_gptr_setunit(gp, left), (int64_t)(base + big_set + big_pos[i])),
+            big_sizes[i]));
+    for (size_t i = 0; back && checking() && i < NBIG; i++)
+        if (memcmp(back + big_pos[i], big_src_b + big_pos[i], big_sizes[i]) != 0) {
+            char what[320];
+            snprintf(what, sizeof what, "%s: blocking get of %zu bytes after epoch B", where,
+                     big_sizes[i]);
+            CHECK_PATTERN(back + big_pos[i], big_sizes[i], SEED_B, t_me, big_pos[i], what);
+        }
+    free(back);
     if (!checking()) return;
     report_diff(mine + base, big_want_b, 2 * big_set, where, "after epoch B");
     for (size_t i = 0; i < NBIG; i++) {
