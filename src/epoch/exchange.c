@@ -33,12 +33,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rma/rma.h"
 #include "runtime/wait.h"
 
-#define TAG_DATA    0x5E0C /* tags below 32767, the smallest MPI_TAG_UB the standard allows */
-#define TAG_APPLIED 0x5E0D
-#define MSG_HEAD    8  /* a message's header: bit 0 set when its sender carried data to anyone */
-#define ENTRY_HEAD  16 /* an entry: [offset in the target's part][length], 8 bytes each */
+#define TAG_DATA   0x5E0C /* tags below 32767, the smallest MPI_TAG_UB the standard allows */
+#define MSG_HEAD   8      /* a message's header: bit 0 set when its sender carried data to anyone */
+#define ENTRY_HEAD 16     /* an entry: [offset in the target's part][length], 8 bytes each */
 
 static size_t pad8(size_t n) {
     return (n + 7) & ~(size_t)7;
@@ -54,8 +54,8 @@ shoal_err_t shoal__epoch_exchange_decide(epoch_t *e, segment_t *seg) {
     SHOAL_MPI(MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, t->comm));
     e->exchange = all[0] && !all[1];
     if (!e->exchange) return SHOAL_OK;
-    e->xat = calloc((size_t)t->size * 2 + 1, sizeof *e->xat);  /* starts, then fill cursors */
-    e->xreqs = malloc((size_t)t->size * 2 * sizeof *e->xreqs); /* sends; round 2's receives */
+    e->xat = calloc((size_t)t->size * 2 + 1, sizeof *e->xat); /* starts, then fill cursors */
+    e->xreqs = malloc((size_t)t->size * sizeof *e->xreqs);    /* round 1's sends */
     e->xgot = calloc((size_t)t->size, 1);
     e->xmate = calloc((size_t)t->size, 1);
     uint64_t *masks = calloc((size_t)t->size, sizeof *masks);
@@ -242,42 +242,46 @@ static shoal_err_t complete_all(MPI_Request *reqs, int n) {
     }
 }
 
-/* Takes in the APPLIED messages a fence left in flight (round_applied): seg->unsettled while
- * they are. Threads may meet here (SHOAL_THREAD_MULTIPLE): one completes them. */
+/* The last fence's round 2, for an operation through MPI before this fence's next one: every
+ * member not mapped here has written its APPLIED word for it (read through MPI, the word's
+ * remote mechanism). Threads may meet here (SHOAL_THREAD_MULTIPLE): one does it. */
 static shoal_err_t settle(segment_t *seg) {
     epoch_t *e = seg->epoch;
+    team_t *t = seg->team;
     shoal_err_t err = SHOAL_OK;
     pthread_mutex_lock(&e->queue_mu);
     if (__atomic_load_n(&seg->unsettled, __ATOMIC_ACQUIRE)) {
-        err = complete_all(e->xreqs, 2 * seg->team->size);
+        const size_t applied = shoal__epoch_off_applied(t->size);
+        for (int32_t j = 0; j < t->size && err == SHOAL_OK; j++) {
+            if (j == t->myrel || e->xmate[j]) continue;
+            shoal_target_t w = shoal__words_at(&e->ctrl, j, applied);
+            err = shoal__wait_word(&w, SHOAL_CMP_GE, e->xsettle, NULL);
+        }
         if (err == SHOAL_OK) __atomic_store_n(&seg->unsettled, NULL, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&e->queue_mu);
     return err;
 }
 
-/* Round 2: an empty message to every other member (a flag for mates) once my copies are done.
- * My mates' flags I wait for here: they may store into my part directly, with no call that
- * could wait first. The other members' messages I leave in flight (seg->unsettled): what
- * reaches a member through MPI before the next fence first calls shoal__settle (mem/segment.h;
- * rma/'s put, get, atomics, strided and an epoch's operations that move at once, and the
- * one-sided broadcast's root), and so does the next fence; puts that wait for the
- * next fence's messages need nothing (the member reads those after finishing this fence). An
- * epoch of carried puts then costs one round of messages, not two. */
+/* Round 2, once my copies are done: my APPLIED word says so. My node mates read it with loads,
+ * and I wait for theirs here: they may store into my part directly, with no call that could
+ * wait first. Towards the other members nothing is sent: what reaches a member through MPI
+ * before the next fence first calls shoal__settle (seg->unsettled, mem/segment.h; rma/'s put,
+ * get, atomics, strided and an epoch's operations that move at once, and the one-sided
+ * broadcast's root), which reads their APPLIED words; and the next fence's round-1 message
+ * from a member says the same (it sends it only after finishing this fence). Puts that wait
+ * for the next fence need nothing. An epoch of carried puts then costs one round of messages:
+ * on the namespace cluster a message costs its sender about 5 us of CPU. */
 static shoal_err_t round_applied(epoch_t *e, segment_t *seg) {
     team_t *t = seg->team;
-    MPI_Request *reqs = e->xreqs;
     const size_t applied = shoal__epoch_off_applied(t->size);
-    uint64_t *mine = fence_word(e, t->myrel, applied); /* read by my mates only */
-    if (mine) __atomic_store_n(mine, e->xseq, __ATOMIC_RELEASE);
-    int in_flight = 0;
-    for (int32_t j = 0; j < t->size; j++) {
-        reqs[2 * j] = reqs[2 * j + 1] = MPI_REQUEST_NULL;
-        if (j == t->myrel || e->xmate[j]) continue;
-        SHOAL_MPI(MPI_Irecv(NULL, 0, MPI_BYTE, j, TAG_APPLIED, t->comm, &reqs[2 * j]));
-        SHOAL_MPI(MPI_Isend(NULL, 0, MPI_BYTE, j, TAG_APPLIED, t->comm, &reqs[2 * j + 1]));
-        in_flight = 1;
-    }
+    const shoal_words_t *ctrl = &e->ctrl; /* my own word, mapped here even with no direct path */
+    uint64_t *mine = (uint64_t *)(ctrl->pool->my_base + ctrl->offs[t->myrel] + applied);
+    __atomic_store_n(mine, e->xseq, __ATOMIC_RELEASE);
+    int remote = 0;
+    for (int32_t j = 0; j < t->size; j++) remote |= j != t->myrel && !e->xmate[j];
+    /* Read through MPI by the others: where my stores and MPI meet, the unified model's sync. */
+    if (remote && !ctrl->pool->atomics_direct) SHOAL_MPI(MPI_Win_sync(ctrl->pool->win));
     shoal_waiter_t w;
     shoal__waiter_init(&w);
     for (int32_t j = 0; j < t->size; j++) {
@@ -285,13 +289,15 @@ static shoal_err_t round_applied(epoch_t *e, segment_t *seg) {
         while (__atomic_load_n(fence_word(e, j, applied), __ATOMIC_ACQUIRE) < e->xseq)
             shoal__waiter_pause(&w);
     }
-    if (in_flight) __atomic_store_n(&seg->unsettled, settle, __ATOMIC_RELEASE);
+    if (remote) {
+        e->xsettle = e->xseq;
+        __atomic_store_n(&seg->unsettled, settle, __ATOMIC_RELEASE);
+    }
     return SHOAL_OK;
 }
 
 shoal_err_t shoal__epoch_exchange(epoch_t *e, segment_t *seg) {
     team_t *t = seg->team;
-    SHOAL_TRY(shoal__settle(seg)); /* the last fence's round 2, and its requests, are done */
     /* What went out at once is complete at its targets before anyone hears from me. Every dirty
      * segment, as the barrier this replaces did. */
     SHOAL_TRY(shoal__segments_flush(-1));
@@ -320,6 +326,8 @@ shoal_err_t shoal__epoch_exchange(epoch_t *e, segment_t *seg) {
     shoal_err_t err2 = complete_all(e->xreqs, t->size);
     SHOAL_TRY(err);
     SHOAL_TRY(err2);
+    /* Every member sent this fence's message after finishing the last one: settled. */
+    __atomic_store_n(&seg->unsettled, NULL, __ATOMIC_RELEASE);
     atomic_thread_fence(memory_order_seq_cst); /* the senders' copies before my loads, and my
                                                   copies before my APPLIED messages */
     if (carried) SHOAL_TRY(round_applied(e, seg));

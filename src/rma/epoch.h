@@ -82,6 +82,7 @@ typedef struct epoch {
     uint8_t *xgot;      /* [size] 1: this fence's message from that member is applied */
     uint8_t *xmate;     /* [size] 1: we map each other's words: flags instead of messages */
     uint64_t xseq;      /* exchange fences done */
+    uint64_t xsettle;   /* the fence whose APPLIED words an operation through MPI awaits */
 } epoch_t;
 
 /* 1 when an operation of the open epoch to a mapped member is only a copy now and a note of its
