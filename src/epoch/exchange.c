@@ -8,15 +8,14 @@
  * ones in myself. Every member has then entered this fence (duty 2 for my part). But a member
  * that has all its messages may leave while another is still copying what it was sent, and its
  * next epoch's get (or put) would meet that member's part half written. So when anybody carried
- * data (each header says whether its sender did, and everybody hears from everybody), a second
- * round of empty messages (tag APPLIED) follows, sent once my copies are done: nothing of the
- * next epoch reaches a part before it is complete (duty 1). Only what reaches a member before
- * the next fence needs its APPLIED: between node mates the round is waited for in the fence,
- * towards the others it is taken in by the first operation through MPI on the allocation, or by
- * the next fence (round_applied). An epoch with nothing carried ends after round 1, a barrier's
- * worth of messages, and so does one whose next epoch only carries puts.
+ * data (each header says whether its sender did, and everybody hears from everybody), round 2
+ * follows once my copies are done: my APPLIED word says so, and nothing of the next epoch
+ * reaches a part before its owner has written it (duty 1). Node mates wait for each other's
+ * word in the fence; towards the others the first operation through MPI on the allocation waits
+ * for it (shoal__settle), and the next fence's round-1 messages say the same (round_applied).
+ * No message: an epoch ends after round 1, a barrier's worth of messages.
  *
- * Each member sends exactly one message per round and fence to each other member on the team's
+ * Each member sends exactly one message per fence to each other member on the team's
  * communicator, and MPI does not let two messages from one sender with one tag overtake each
  * other, so the first message I take from a member is this fence's: I probe member by member,
  * never with MPI_ANY_SOURCE, which could take a fast member's next message for a slow one's.

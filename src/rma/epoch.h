@@ -19,10 +19,10 @@
 #define EPOCH_OFF_EXPECTED 0
 #define EPOCH_OFF_ARRIVED  16
 #define EPOCH_OFF_FLAGS    24
-/* After FLAGS: the exchange's words for the members that map mine (epoch/exchange.c), each
- * written by its owner: ENTERED[2] (fence number << 1 | "I carried data", by the fence number's
- * parity: a mate may already be in the next fence while I still read this one's bit), then
- * APPLIED (fence number). */
+/* After FLAGS: the exchange's words (epoch/exchange.c), each written by its owner: ENTERED[2]
+ * (fence number << 1 | "I carried data", by the fence number's parity: a mate may already be in
+ * the next fence while I still read this one's bit), read by the members that map mine; then
+ * APPLIED (fence number), read by those and, through MPI, by an operation that settles. */
 static inline size_t shoal__epoch_off_entered(int32_t team_size, uint64_t fence) {
     return EPOCH_OFF_FLAGS + 8 * (size_t)team_size + 8 * (size_t)(fence & 1);
 }
