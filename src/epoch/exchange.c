@@ -328,7 +328,7 @@ shoal_err_t shoal__epoch_exchange(epoch_t *e, segment_t *seg) {
     /* Every member sent this fence's message after finishing the last one: settled. */
     __atomic_store_n(&seg->unsettled, NULL, __ATOMIC_RELEASE);
     atomic_thread_fence(memory_order_seq_cst); /* the senders' copies before my loads, and my
-                                                  copies before my APPLIED messages */
+                                                  copies before my APPLIED word */
     if (carried) SHOAL_TRY(round_applied(e, seg));
     /* MPI wrote my part (the flushed puts): where MPI and my plain loads meet, the unified model
      * asks for a sync, as after the barrier. */
