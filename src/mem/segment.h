@@ -46,18 +46,18 @@ typedef struct segment {
     int32_t ndirty_to;
     struct pool_alloc *pool; /* SEG_POOL: the allocator of my part */
     struct epoch *epoch;     /* fence state once the allocation was fenced (rma/epoch.h) */
-    /* Set while a fence's last round is still on its way here (epoch/exchange.c): an operation
-     * through MPI on this allocation calls it first (shoal__settle). NULL almost always. */
+    /* Set while the last fence's round 2 may not be over at every member (epoch/exchange.c): an
+     * operation through MPI on this allocation calls it first (shoal__settle). Mostly NULL. */
     shoal_err_t (*unsettled)(struct segment *seg);
     struct rb_space *rbcast;     /* registered for one-sided broadcasts (rbcast/space.h) */
     struct segment *next, *prev; /* list of live segments (unlinking is O(1)) */
     size_t dirty_slot;           /* index in the dirty list while dirty */
 } segment_t;
 
-/* Before an operation through MPI on s (never on the direct path: the instruction budget): an
- * allocation whose last fence left its final round in flight (the exchange's APPLIED messages,
- * epoch/exchange.c) first takes that round in, since the target may still be copying the
- * fence's carried puts into its part. The test is one load; the call out of line. */
+/* Before an operation through MPI on s (never on the direct path: the instruction budget): after
+ * a fence whose last round is not known to be over everywhere (the exchange's APPLIED words,
+ * epoch/exchange.c), wait until it is, since the target may still be copying the fence's carried
+ * puts into its part. The test is one load; the call out of line. */
 __attribute__((cold, noinline)) shoal_err_t shoal__settle_slow(segment_t *s);
 static inline shoal_err_t shoal__settle(segment_t *s) {
     if (__builtin_expect(__atomic_load_n(&s->unsettled, __ATOMIC_ACQUIRE) == NULL, 1))
