@@ -76,13 +76,13 @@ void shoal__epoch_notify_later(epoch_t *e, int32_t rel) {
     __atomic_fetch_add(&e->unsent_to[rel], 1, __ATOMIC_RELEASE);
     if (!shoal__progress_running()) return; /* the fence sends them */
     pthread_mutex_lock(&list_mu);
-    if (!e->bg_listed) {
+    if (!e->bg_listed) { /* once per listing, not per put: the thread's work, then the state */
+        shoal__progress_set_work(send_in_background);
         e->bg_listed = 1;
         e->bg_next = list_head;
         __atomic_store_n(&list_head, e, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&list_mu);
-    shoal__progress_set_work(send_in_background);
 }
 
 shoal_err_t shoal__epoch_notify_send_all(epoch_t *e) {
