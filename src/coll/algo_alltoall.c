@@ -123,7 +123,7 @@ static void pack_chunk(const coll_args_t *a, int32_t peer, size_t k0, size_t m, 
     size_t es = a->elem_size, sst = (size_t)a->sst;
     const char *from = a->slocal + ((size_t)peer * a->nelems + k0) * sst * es;
     if (sst == 1) {
-        memcpy(buf, from, m * es);
+        shoal__copy(buf, from, m * es);
         return;
     }
     for (size_t k = 0; k < m; k++) memcpy(buf + k * es, from + k * sst * es, es);

@@ -120,13 +120,13 @@ static void rotate_left(char *buf, size_t n, size_t left) {
     size_t small = left < right ? left : right;
     char *tmp = malloc(small);
     if (tmp && left <= right) {
-        memcpy(tmp, buf, left);
-        memmove(buf, buf + left, right);
-        memcpy(buf + right, tmp, left);
+        shoal__copy(tmp, buf, left);
+        shoal__move(buf, buf + left, right);
+        shoal__copy(buf + right, tmp, left);
     } else if (tmp) {
-        memcpy(tmp, buf + left, right);
-        memmove(buf + right, buf, left);
-        memcpy(buf, tmp, right);
+        shoal__copy(tmp, buf + left, right);
+        shoal__move(buf + right, buf, left);
+        shoal__copy(buf, tmp, right);
     } else {
         reverse(buf, left);
         reverse(buf + left, right);

@@ -23,7 +23,7 @@ static shoal_err_t gather_reduce(coll_args_t *a, int32_t upto, int inclusive) {
     for (int32_t r = 0; r <= last && err == SHOAL_OK; r++) {
         char *dst = have ? tmp : acc;
         if (r == a->me) {
-            memcpy(dst, a->slocal, bytes);
+            shoal__copy(dst, a->slocal, bytes);
         } else {
             err = coll_wait_ready(a, r);
             if (err == SHOAL_OK) err = coll_get(a, dst, r, BUF_SRC, 0, bytes);
@@ -41,7 +41,7 @@ static shoal_err_t gather_reduce(coll_args_t *a, int32_t upto, int inclusive) {
         int reads_me = a->kind == COLL_SCAN ? r > a->me : 1;
         if (r != a->me && reads_me) err = coll_wait(a, W_DATA(r, a->p), 1);
     }
-    if (err == SHOAL_OK) memcpy(a->dlocal, acc, bytes);
+    if (err == SHOAL_OK) shoal__copy(a->dlocal, acc, bytes);
     return err;
 }
 
@@ -90,7 +90,7 @@ static void combine(const coll_args_t *a, char *mine, char *theirs, size_t n, in
         coll_reduce_local(mine, theirs, n, a->type, a->op);
     } else {
         coll_reduce_local(theirs, mine, n, a->type, a->op);
-        memcpy(mine, theirs, n * shoal_type_size(a->type));
+        shoal__copy(mine, theirs, n * shoal_type_size(a->type));
     }
 }
 
@@ -317,7 +317,7 @@ static shoal_err_t scan_recursive_doubling(coll_args_t *a) {
         char *src = a->slocal + first * es, *dst = a->dlocal + first * es;
         char *s = a->inclusive ? dst : s_excl;
         int have_e = 0;
-        memcpy(s, src, n * es); /* dest and src never overlap (the entry point checks) */
+        shoal__copy(s, src, n * es); /* dest and src never overlap (the entry point checks) */
         for (int32_t d = 1; d < p; d <<= 1) {
             int32_t up = me + d < p ? me + d : -1, down = me >= d ? me - d : -1;
             if (down >= 0) SHOAL_TRY(coll_ready(a, down));
@@ -331,7 +331,7 @@ static shoal_err_t scan_recursive_doubling(coll_args_t *a) {
                     if (have_e)
                         coll_reduce_local(dst, scratch, n, a->type, a->op);
                     else
-                        memcpy(dst, scratch, n * es);
+                        shoal__copy(dst, scratch, n * es);
                     have_e = 1;
                 }
                 coll_reduce_local(s, scratch, n, a->type, a->op);

@@ -197,5 +197,5 @@ shoal_err_t coll_get(coll_args_t *a, void *dst, int32_t peer, coll_buf_t buf, si
 }
 
 void coll_copy_local(void *dst, const void *src, size_t n) {
-    if (n && dst != src) memmove(dst, src, n);
+    if (n && dst != src) shoal__move(dst, src, n);
 }

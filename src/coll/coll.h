@@ -24,6 +24,7 @@
 #define SHOAL_COLL_H
 
 #include "mem/resolve.h"
+#include "xport/copy.h"
 #include "team/team.h"
 #include "tree.h"
 

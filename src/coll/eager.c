@@ -39,7 +39,7 @@ shoal_err_t coll_eager_post(coll_args_t *a, int32_t peer, uint64_t e, uint64_t s
     if (flag.seg->atomics_direct) { /* the whole team is direct: plain stores, then the flag with
                                      * a release store; no full fence, so the writer does not
                                      * stall until the lines reach the peer */
-        if (n) memcpy(flag.addr + 8, src, n);
+        if (n) shoal__copy(flag.addr + 8, src, n);
         __atomic_store_n((uint64_t *)(void *)flag.addr, v, __ATOMIC_RELEASE);
         return SHOAL_OK;
     }
@@ -110,7 +110,7 @@ shoal_err_t coll_eager_collect_sizes(coll_args_t *a, size_t mine) {
     uint64_t size = mine;
     size_t len = 8 + (mine <= BLOCK_MAX(a) ? mine : 0);
     memcpy(msg, &size, 8);
-    if (mine <= BLOCK_MAX(a)) memcpy(msg + 8, a->slocal, mine);
+    if (mine <= BLOCK_MAX(a)) shoal__copy(msg + 8, a->slocal, mine);
     for (int32_t i = 1; i < a->p; i++) SHOAL_TRY(xchg_send(a, e, (a->me + i) % a->p, msg, len));
     a->xchg_e = e;
     a->xchg_open = 1;
@@ -198,12 +198,12 @@ static shoal_err_t reduce_cells(coll_args_t *a, uint64_t e, int32_t last) {
         const char *d = a->slocal;
         if (r != a->me) SHOAL_TRY(xchg_recv(a, e, r, &d));
         if (r == 0)
-            memcpy(acc, d, n);
+            shoal__copy(acc, d, n);
         else
             coll_reduce_local(acc, d, a->count, a->type, a->op);
     }
     if (last < 0) memset(acc, 0, n); /* exclusive scan on member 0 */
-    memcpy(a->dlocal, acc, n);
+    shoal__copy(a->dlocal, acc, n);
     return SHOAL_OK;
 }
 

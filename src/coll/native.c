@@ -57,7 +57,7 @@ static int mpi_kernel_agrees(shoal_type_t type, shoal_red_op_t op) {
     unsigned char in[PROBE_ELEMS * 8], mpi[PROBE_ELEMS * 8], mine[PROBE_ELEMS * 8];
     probe_fill(in, bytes, type, 12345u + (uint32_t)type);
     probe_fill(mpi, bytes, type, 777u + (uint32_t)op);
-    memcpy(mine, mpi, bytes);
+    shoal__copy(mine, mpi, bytes);
     int ok = MPI_Reduce_local(in, mpi, PROBE_ELEMS, shoal__mpi_datatype(type), shoal__mpi_op(op)) ==
              MPI_SUCCESS;
     coll_reduce_local(mine, in, PROBE_ELEMS, type, op);
@@ -110,7 +110,7 @@ static shoal_err_t separate_src(const coll_args_t *a, size_t src_bytes, size_t d
     if (!overlaps(a->slocal, src_bytes, a->dlocal, dest_bytes)) return SHOAL_OK;
     *copy = malloc(src_bytes);
     if (!*copy) return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory (%zu bytes)", src_bytes);
-    memcpy(*copy, a->slocal, src_bytes);
+    shoal__copy(*copy, a->slocal, src_bytes);
     *src = *copy;
     return SHOAL_OK;
 }
@@ -118,7 +118,8 @@ static shoal_err_t separate_src(const coll_args_t *a, size_t src_bytes, size_t d
 static shoal_err_t native_bcast(coll_args_t *a, MPI_Comm comm) {
     if (a->me == a->root) {
         SHOAL_MPI(MPI_Bcast(a->slocal, (int)a->nbytes, MPI_BYTE, a->root, comm));
-        if (!a->root_keeps_dest && a->dlocal != a->slocal) memmove(a->dlocal, a->slocal, a->nbytes);
+        if (!a->root_keeps_dest && a->dlocal != a->slocal)
+            shoal__move(a->dlocal, a->slocal, a->nbytes);
         return SHOAL_OK;
     }
     SHOAL_MPI(MPI_Bcast(a->dlocal, (int)a->nbytes, MPI_BYTE, a->root, comm));
@@ -129,8 +130,8 @@ static shoal_err_t native_collect(coll_args_t *a, MPI_Comm comm) {
     if (a->mpi_blocks) { /* every block came with the sizes (api.c exchange_sizes_mpi) */
         for (int32_t r = 0; r < a->p; r++)
             if (a->sizes[r])
-                memcpy(a->dlocal + a->offsets[r], a->mpi_cells + a->mpi_cell * (size_t)r + 8,
-                       a->sizes[r]);
+                shoal__copy(a->dlocal + a->offsets[r], a->mpi_cells + a->mpi_cell * (size_t)r + 8,
+                            a->sizes[r]);
         return SHOAL_OK;
     }
     int *counts = malloc(2 * (size_t)a->p * sizeof *counts);

@@ -135,7 +135,7 @@ static shoal_err_t apply(const segment_t *seg, const char *msg, size_t n, int32_
         memcpy(head, msg + at, sizeof head);
         at += ENTRY_HEAD;
         if (head[0] > part || head[1] > part - head[0] || pad8(head[1]) > n - at) goto corrupt;
-        memcpy(seg->my_base + head[0], msg + at, head[1]);
+        shoal__copy(seg->my_base + head[0], msg + at, head[1]);
         at += pad8(head[1]);
     }
     return SHOAL_OK;
@@ -175,12 +175,12 @@ static shoal_err_t pack(epoch_t *e, segment_t *seg, int *carries) {
         const int32_t j = q->target.rank;
         const uint64_t off = (uint64_t)(q->target.disp - seg->win_disp[j]);
         if (j == t->myrel) { /* through MPI to myself (SHOAL_DIRECT=0): a copy does it */
-            memcpy(seg->my_base + off, q->local, q->nbytes);
+            shoal__copy(seg->my_base + off, q->local, q->nbytes);
             continue;
         }
         const uint64_t head[2] = {off, q->nbytes};
         memcpy(e->xsend + cursor[j], head, sizeof head);
-        memcpy(e->xsend + cursor[j] + ENTRY_HEAD, q->local, q->nbytes);
+        shoal__copy(e->xsend + cursor[j] + ENTRY_HEAD, q->local, q->nbytes);
         cursor[j] += ENTRY_HEAD + pad8(q->nbytes);
     }
     return SHOAL_OK;

@@ -24,6 +24,7 @@
 #include "runtime/runtime.h"
 #include "runtime/wait.h"
 #include "space.h"
+#include "xport/copy.h"
 #include "xport/mpiwin.h"
 
 typedef enum { CTRL_LOAD, CTRL_STORE, CTRL_FADD } ctrl_op_t;
@@ -141,7 +142,7 @@ static shoal_err_t data_put(rb_space_t *sp, int32_t r, uint64_t where, const voi
                             size_t nbytes) {
     size_t at = (size_t)where * (size_t)sp->data_unit;
     if (sp->data_direct[r]) {
-        memcpy(sp->data_direct[r] + at, src, nbytes);
+        shoal__copy(sp->data_direct[r] + at, src, nbytes);
         return SHOAL_OK;
     }
     size_t piece = ((size_t)1 << 30) - (((size_t)1 << 30) % (size_t)sp->data_unit);
@@ -262,7 +263,7 @@ shoal_err_t rb_broadcast(rb_space_t *sp, uint64_t where, const void *src, size_t
     __atomic_store_n(&sp->root_done, base + (uint64_t)(p - 1), __ATOMIC_SEQ_CST);
     rb_descr_t d = {seq, (uint64_t)me, where, nbytes, base + (uint64_t)(p - 1)};
     char *mine = sp->my_data + (size_t)where * (size_t)sp->data_unit;
-    if (mine != (const char *)src) memmove(mine, src, nbytes);
+    if (mine != (const char *)src) shoal__move(mine, src, nbytes);
     __atomic_store_n(&sp->my_root_arrived, seq, __ATOMIC_SEQ_CST);
     note_arrival(sp);
     *done_target = d.done_target;

@@ -227,7 +227,7 @@ static shoal_err_t put_combined(epoch_t *e, epoch_op_t **run, size_t n, int *alo
         goto out;
     }
     for (size_t i = 0, at = 0; i < n; at += sorted[i]->nbytes, i++)
-        memcpy(pack + at, sorted[i]->local, sorted[i]->nbytes);
+        shoal__copy(pack + at, sorted[i]->local, sorted[i]->nbytes);
     *alone = 0;
     const shoal_target_t *t = &run[0]->target;
     int rc = MPI_SUCCESS;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "mem/resolve.h"
+#include "xport/copy.h"
 
 typedef enum { AMO_FETCH_OP, AMO_OP, AMO_SWAP, AMO_CAS, AMO_LOAD, AMO_STORE } amo_kind_t;
 
@@ -39,10 +40,7 @@ static inline void shoal__copy_bytes(void *dst, const void *src, size_t n) {
     default:
         break;
     }
-    if (s < d + n && d < s + n)
-        memmove(d, s, n); /* a unit copying within its own memory */
-    else
-        memcpy(d, s, n);
+    shoal__move(d, s, n); /* memmove when a unit copies within its own memory */
 }
 
 /* A non-blocking operation's copy on the direct path, ordered for whoever synchronises with

@@ -302,7 +302,7 @@ shoal_err_t aset_reduce(const aset_sync_t *s, shoal_err_t mine, void *dest, shoa
         }
     }
     err = aset_agree(s, err);
-    if (err == SHOAL_OK) memcpy(dest, acc, nbytes);
+    if (err == SHOAL_OK) shoal__copy(dest, acc, nbytes);
     free(acc);
     free(buf);
     return err;

@@ -330,7 +330,7 @@ static shoal_err_t c_complex_prod(const cteam_t *c, void *dest, size_t n, int is
     if (err == SHOAL_OK) err = b;
     if (err == SHOAL_OK && (!acc || !buf))
         err = shoal__fail(SHOAL_ERR_NOMEM, "out of host memory for %zu bytes of products", nbytes);
-    if (err == SHOAL_OK) memcpy(dest, acc, nbytes);
+    if (err == SHOAL_OK) shoal__copy(dest, acc, nbytes);
     free(acc);
     free(buf);
     return err;

@@ -23,6 +23,7 @@
 #include "mem/pool_alloc.h"
 #include "shmem_internal.h"
 #include "team/team.h"
+#include "xport/copy.h"
 #include "xport/shm.h"
 
 #define HEAP_ALIGN   ((size_t)64 << 20) /* base alignment: shmem_align honours up to this */
@@ -411,7 +412,7 @@ void *shmem_realloc(void *ptr, size_t size) {
         }
         p = alloc_aligned(1, size);
         if (p) {
-            memcpy(p, ptr, usable < size ? usable : size);
+            shoal__copy(p, ptr, usable < size ? usable : size);
             release_block(ptr);
         } else {
             shoal__fail(SHOAL_ERR_NOMEM, "the symmetric heap has no %zu free bytes", size);

@@ -90,6 +90,10 @@ void *sim_memcpy(void *dst, const void *src, size_t n) {
 void *sim_memmove(void *dst, const void *src, size_t n) {
     return sim_memcpy(dst, src, n);
 }
+/* xport/copy.h's copy for the distances that glibc's memcpy handles slowly: a copy, recorded. */
+void shoal__copy_backward(void *dst, const void *src, size_t n) {
+    sim_memcpy(dst, src, n);
+}
 void *sim_memset(void *dst, int c, size_t n) {
     (void)c;
     if (n) emit(EV_COPY, rec_me, 0, n);
