@@ -1,7 +1,7 @@
-/* A team keeps its last broadcast, reduce or alltoall checked and with its algorithm chosen, and
- * runs the same call again without either (src/coll/api.c, "Repeats"). What must never happen is
- * a kept call running when it no longer holds. Cases, every result checked on every member:
- *   - 40 repeats of one broadcast (and of one reduce, alltoall, fcollect) with fresh data each
+/* A team keeps its last broadcast, reduce, scan or alltoall checked and with its algorithm chosen,
+ * and runs the same call again without either (src/coll/api.c, "Repeats"). What must never happen
+ * is a kept call running when it no longer holds. Cases, every result checked on every member:
+ *   - 40 repeats of one broadcast (and of one reduce, scan, alltoall, fcollect), fresh data each
  *     time;
  *   - the three interleaved on the same buffers, and one argument changed at a time (root, size,
  *     operation, type, dest == src), so every call differs from the kept one in one way only;
@@ -78,6 +78,32 @@ static void check_reduce(shoal_gptr_t dest, shoal_gptr_t src, size_t count, shoa
           (unsigned long long)seed, bad);
 }
 
+/* An inclusive or exclusive sum scan of count int64 (or int32) elements; every member checks. */
+static void check_scan(shoal_gptr_t dest, shoal_gptr_t src, size_t count, shoal_type_t type,
+                       int inclusive, uint64_t seed) {
+    uint8_t *s = local_of(src), *d = local_of(dest);
+    for (size_t i = 0; i < count; i++) {
+        int64_t v = (int64_t)((seed + i) % 1000) * (me + 1);
+        if (type == SHOAL_TYPE_INT64)
+            ((int64_t *)(void *)s)[i] = v;
+        else
+            ((int32_t *)(void *)s)[i] = (int32_t)v;
+    }
+    memset(d, 0xEE, count * 8);
+    CHECK_OK(shoal_barrier(SHOAL_TEAM_ALL));
+    CHECK_OK(shoal_scan(SHOAL_TEAM_ALL, dest, src, count, type, inclusive));
+    size_t bad = 0;
+    for (size_t i = 0; i < count; i++) {
+        int64_t base = (int64_t)((seed + i) % 1000), want = 0;
+        for (int32_t r = 0; r < (inclusive ? me + 1 : me); r++) want += base * (r + 1);
+        int64_t got =
+            type == SHOAL_TYPE_INT64 ? ((int64_t *)(void *)d)[i] : ((int32_t *)(void *)d)[i];
+        bad += got != want;
+    }
+    CHECK(bad == 0, "%s scan of %zu elements (seed %llu): %zu wrong",
+          inclusive ? "inclusive" : "exclusive", count, (unsigned long long)seed, bad);
+}
+
 static void check_alltoall(shoal_gptr_t dest, shoal_gptr_t src, size_t block, uint64_t seed) {
     uint8_t *s = local_of(src), *d = local_of(dest);
     for (int32_t r = 0; r < p; r++)
@@ -130,6 +156,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < 40; i++) check_bcast(dest, src, 64, 0, seed++);
     for (int i = 0; i < 40; i++)
         check_reduce(dest, src, 8, SHOAL_TYPE_INT64, SHOAL_RED_SUM, seed++);
+    for (int i = 0; i < 40; i++) check_scan(dest, src, 8, SHOAL_TYPE_INT64, 1, seed++);
     for (int i = 0; i < 40; i++) check_alltoall(dest, src, block, seed++);
     for (int i = 0; i < 40; i++) check_fcollect(dest, src, block, seed++);
 
@@ -141,6 +168,9 @@ int main(int argc, char **argv) {
         check_reduce(dest, src, 8, SHOAL_TYPE_INT64, i % 2 ? SHOAL_RED_MAX : SHOAL_RED_SUM, seed++);
         check_reduce(dest, src, 8, i % 2 ? SHOAL_TYPE_INT32 : SHOAL_TYPE_INT64, SHOAL_RED_SUM,
                      seed++);
+        check_scan(dest, src, 8, SHOAL_TYPE_INT64, i % 2, seed++); /* inclusive or not */
+        check_scan(dest, src, 8, i % 2 ? SHOAL_TYPE_INT32 : SHOAL_TYPE_INT64, 1, seed++);
+        check_scan(dest, src, 4 + (size_t)(i % 3), SHOAL_TYPE_INT64, 1, seed++); /* count */
         check_alltoall(dest, src, i % 2 ? block : block / 2, seed++);
         check_fcollect(dest, src, i % 2 ? block : block / 2, seed++);
     }
@@ -179,8 +209,11 @@ int main(int argc, char **argv) {
     /* The source freed between two repeats: refused, never run on freed memory. */
     check_bcast(dest, src, 64, 0, seed++);
     check_reduce(dest, src, 8, SHOAL_TYPE_INT64, SHOAL_RED_SUM, seed++);
+    check_scan(dest, src, 8, SHOAL_TYPE_INT64, 1, seed++);
     check_fcollect(dest, src, block, seed++);
     CHECK_OK(shoal_team_memfree(src));
+    CHECK(shoal_scan(SHOAL_TEAM_ALL, dest, src, 8, SHOAL_TYPE_INT64, 1) == SHOAL_ERR_GPTR,
+          "a scan from a freed source was not refused with SHOAL_ERR_GPTR");
     CHECK(shoal_fcollect(SHOAL_TEAM_ALL, dest, src, block) == SHOAL_ERR_GPTR,
           "an fcollect from a freed source was not refused with SHOAL_ERR_GPTR");
     CHECK(shoal_broadcast(SHOAL_TEAM_ALL, dest, src, 64, 0) == SHOAL_ERR_GPTR,
