@@ -535,13 +535,17 @@ static void measure(int k, int si) {
         c->iters = iters[vi];
     }
 
-    /* The batches: every usable variant once per batch, starting one further each time. */
+    /* The batches: every usable variant once per batch, in a new order each batch (the same on
+     * every process: bench_shuffle). */
     int nb = C.batches;
     if (C.over_budget && nb > 3) nb = 3;
     static double tl[MAX_BATCHES * MAX_VARS], tg[MAX_BATCHES * MAX_VARS];
+    uint64_t rng = 0x9E3779B97F4A7C15ULL ^ ((uint64_t)k << 32) ^ (uint64_t)si;
     for (int b = 0; b < nb; b++) {
+        int order[MAX_VARS];
+        bench_shuffle(order, nv, &rng);
         for (int j = 0; j < nv; j++) {
-            int vi = (j + b) % nv;
+            int vi = order[j];
             if (!usable[vi]) {
                 tl[b * MAX_VARS + vi] = 0;
                 continue;

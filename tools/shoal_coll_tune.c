@@ -227,10 +227,12 @@ static void measure(coll_kind_t k, size_t s, const cand_t *c, const int *use, in
         }
     }
     static double tl[MAX_BATCHES * (MAX_CANDS + 1)], tg[MAX_BATCHES * (MAX_CANDS + 1)];
-    int w = nc + 1;
+    int w = nc + 1, order[MAX_CANDS + 1];
+    uint64_t rng = 0x9E3779B97F4A7C15ULL ^ ((uint64_t)k << 32) ^ (uint64_t)s;
     for (int b = 0; b < T.batches; b++) {
+        bench_shuffle(order, w, &rng); /* a new order each batch, as bench_coll's */
         for (int j = 0; j <= nc; j++) {
-            int i = (j + b) % w;
+            int i = order[j];
             tl[b * w + i] = 0;
             if (i < nc && !use[i]) continue;
             shoal_coll_override(coll_kind_name(k), i < nc ? c[i].rule : NULL);
