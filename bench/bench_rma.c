@@ -14,7 +14,10 @@
  * batch is the one during which both processes kept their cores; the CSV always has both).
  *
  * Options: --quick (few sizes, short batches: a smoke test), --csv FILE (raw numbers),
- *          --batches N, --batch-us T (target duration of one batch), --stat median|min.
+ *          --batches N, --batch-us T (target duration of one batch), --stat median|min,
+ *          --offset N (the origin's local buffers start N bytes into a page, 0-4095; a large
+ *          malloc'd buffer starts 16 bytes in, which some CPUs' memcpy handles slowly against a
+ *          page-aligned peer: xport/copy.h).
  * BENCH_TRACE=1 in the environment prints each size's measuring time and batch sizes on stderr.
  * Exit status: 0 when it ran (no performance threshold fails it); 1 when an operation returned an
  * error or moved wrong data; 2 on bad usage. */
@@ -49,8 +52,10 @@ typedef struct {
     double batch_ns;
     double deadline_ns; /* past this, measure with few batches (busy machine) */
     int over_budget;
-    int stat_min;      /* tables from the fastest batch instead of the median */
-    char *src, *dst;   /* origin's local buffers */
+    int stat_min;    /* tables from the fastest batch instead of the median */
+    char *src, *dst; /* origin's local buffers */
+    size_t offset;   /* bytes into a page where they start (--offset) */
+    char *src_mem, *dst_mem;
     shoal_gptr_t gp;   /* unit 1's part of a Shoal allocation */
     MPI_Win win_alloc; /* MPI_Win_allocate window */
     MPI_Win win_create;
@@ -756,7 +761,7 @@ static const char *mpi_name(void) {
 
 static void usage(void) {
     fprintf(stderr, "usage: bench_rma [--quick] [--csv FILE] [--batches N] [--batch-us T] "
-                    "[--stat median|min]\n");
+                    "[--stat median|min] [--offset N]\n");
 }
 
 int main(int argc, char **argv) {
@@ -775,6 +780,9 @@ int main(int argc, char **argv) {
             C.stat_min = strcmp(argv[++i], "min") == 0;
         else if (strcmp(argv[i], "--batch-us") == 0 && i + 1 < argc)
             batch_us = atof(argv[++i]);
+        else if (strcmp(argv[i], "--offset") == 0 && i + 1 < argc && atoi(argv[i + 1]) >= 0 &&
+                 atoi(argv[i + 1]) < 4096)
+            C.offset = (size_t)atoi(argv[++i]);
         else {
             usage();
             return 2;
@@ -809,9 +817,11 @@ int main(int argc, char **argv) {
     }
 
     /* Buffers and windows (collective). */
-    if (posix_memalign((void **)&C.src, 4096, MAX_BYTES) ||
-        posix_memalign((void **)&C.dst, 4096, MAX_BYTES))
+    if (posix_memalign((void **)&C.src_mem, 4096, MAX_BYTES + 4096) ||
+        posix_memalign((void **)&C.dst_mem, 4096, MAX_BYTES + 4096))
         die("out of memory");
+    C.src = C.src_mem + C.offset;
+    C.dst = C.dst_mem + C.offset;
     memset(C.src, 1, MAX_BYTES);
     memset(C.dst, 2, MAX_BYTES);
     shoal_gptr_t mine;
@@ -864,6 +874,8 @@ int main(int argc, char **argv) {
         printf("- SHOAL_DIRECT=%d (%s); Shoal's mechanism to unit 1: %s\n", direct,
                direct ? "direct path on: shared memory" : "direct path off: MPI RMA",
                shoal_mechanism_name(mech));
+        printf("- the origin's local buffers start %zu bytes into a page%s\n", C.offset,
+               C.offset ? " (--offset)" : "");
         printf("- %d processes; origin unit 0, target unit 1 (it polls MPI_Iprobe + sched_yield "
                "so passive-target operations progress)\n",
                (int)nunits);
@@ -955,8 +967,8 @@ int main(int argc, char **argv) {
     munmap(C.create_mem, MAX_BYTES);
     if (C.peer_mem) munmap(C.peer_mem, MAX_BYTES);
     shoal_team_memfree(mine);
-    free(C.src);
-    free(C.dst);
+    free(C.src_mem);
+    free(C.dst_mem);
     shoal_finalize();
     return status;
 }
