@@ -422,9 +422,13 @@ static void measure(job_t *jobs, int nj) {
     int nb = C.batches;
     if (C.over_budget && nb > 3) nb = 3;
     static double tl[MAX_BATCHES * MAX_JOBS], tg[MAX_BATCHES * MAX_JOBS];
+    uint64_t rng = 0x9E3779B97F4A7C15ULL ^ (uint64_t)nj;
+    int order[MAX_JOBS];
     for (int b = 0; b < nb; b++)
         for (int jj = 0; jj < nj; jj++) {
-            int j = (jj + b) % nj;
+            if (jj == 0)
+                bench_shuffle(order, nj, &rng); /* a new order each batch, same everywhere */
+            int j = order[jj];
             MPI_Barrier(MPI_COMM_WORLD);
             double t = run_job(&jobs[j], iters[j]);
             if (t < 0) die("a call failed while timing");

@@ -383,9 +383,13 @@ static void measure(size_t s, run_fn const fns[NV], long cap, double out[NV], do
         batches = 3;
         C.over_budget = 1;
     }
+    uint64_t rng = 0x9E3779B97F4A7C15ULL ^ (uint64_t)s;
     for (int b = 0; b < batches; b++) {
+        int order[NV];
+        bench_shuffle(order, NV, &rng); /* a new order each batch: no variant always follows
+                                         * another (and inherits its cache state) */
         for (int k = 0; k < NV; k++) {
-            int v = (k + b) % NV; /* rotate the order so no variant always follows another */
+            int v = order[k];
             if (!ok[v]) continue;
             double w0 = bench_now_ns();
             double t = fns[v](s, n[v]);

@@ -470,9 +470,13 @@ static void measure(job_t *jobs, int nj) {
     if (C.over_budget && nb > 3) nb = 3;
     static double tl[2 * MAX_BATCHES * NV], tg[2 * MAX_BATCHES * NV];
     memset(tl, 0, sizeof tl);
+    uint64_t rng = 0x9E3779B97F4A7C15ULL ^ (uint64_t)nj;
+    int order[NV];
     for (int b = 0; b < nb; b++)
         for (int jj = 0; jj < nj; jj++) {
-            int j = (jj + b) % nj;
+            if (jj == 0)
+                bench_shuffle(order, nj, &rng); /* a new order each batch, same everywhere */
+            int j = order[jj];
             MPI_Barrier(MPI_COMM_WORLD);
             double t = run_job(jobs[j].v, jobs[j].m, iters[j], &busy);
             tl[b * NV + j] = t / (double)iters[j];
