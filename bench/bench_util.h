@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -221,7 +222,12 @@ static inline void bench_cpu_model(char *buf, size_t len) {
 /* ---- Background load --------------------------------------------------------------------------
  * Issue 12's "graceful under load": other programs competing for the cores. bench_load_start(n)
  * forks n processes that only spin on the CPU (no MPI, no shared state: safe after MPI_Init),
- * each dying with its parent (PR_SET_PDEATHSIG); bench_load_stop() kills and reaps them. */
+ * each dying with its parent (PR_SET_PDEATHSIG); bench_load_stop() kills and reaps them. The
+ * spinners may run on every online CPU: a fork inherits the unit's binding, and under Open MPI
+ * (which binds each unit to a core) all of them then shared unit 0's core and left unit 1's
+ * alone, so unit 0 got 1/13 of a core and each of its yields cost a round of 12 slices (a 2-unit
+ * broadcast that waits for its member once a call took 16-26 ms). Other programs on a busy
+ * machine spread over its CPUs. */
 
 #define BENCH_LOAD_MAX 64
 static pid_t bench_load_pids[BENCH_LOAD_MAX];
@@ -234,6 +240,12 @@ static inline int bench_load_start(int n) {
         if (pid < 0) return -1;
         if (pid == 0) {
             prctl(PR_SET_PDEATHSIG, SIGKILL);
+            /* every online CPU (the raw call: cpu_set_t needs _GNU_SOURCE in every includer);
+             * best effort: a cgroup may refuse some */
+            unsigned long all[16] = {0};
+            long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+            for (long c = 0; c < ncpu && c < 16 * 64; c++) all[c / 64] |= 1UL << (c % 64);
+            syscall(SYS_sched_setaffinity, 0, sizeof all, all);
             volatile unsigned long spin = 0;
             for (;;) spin++;
         }
