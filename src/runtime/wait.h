@@ -27,13 +27,19 @@ void shoal__wait_report(void);
  * that outlasts the short spin yields once there and times it: a yield that ran another thread in
  * between says something else wants this CPU, so a long spin would hold it from them (and often
  * from the very unit we wait for): a short vote; one that came straight back says nobody does, so
- * spinning on costs nothing: a long vote. */
+ * spinning on costs nothing: a long vote; one that came back only after several scheduler slices
+ * says computing programs took it, which gain nothing from our yields: a long vote too. */
 enum { SHOAL_SPIN_VOTE_LONG = 0, SHOAL_SPIN_VOTE_SHORT = 1 };
 typedef struct {
     int state;              /* score | short_mode << 8, changed by compare-and-swap */
     unsigned long votes[2]; /* by kind, for the report */
     unsigned long switches; /* mode changes, for the report */
 } shoal_spin_adapt_t;
+/* The vote of a probe whose yield took yield_ns: short when another thread ran and gave the CPU
+ * back (over 2 us, under 5 ms: a waiter of another job, which our spinning would delay); long when
+ * nobody ran, and when threads kept the CPU for several scheduler slices (5 ms or more: computing
+ * programs, to which yielding only gives our slices away). */
+int shoal__spin_adapt_judge(uint64_t yield_ns);
 /* Records one vote; returns 1 when the short spin is now in force, 0 for the long one. */
 int shoal__spin_adapt_vote(shoal_spin_adapt_t *a, int vote);
 static inline int shoal__spin_adapt_short(const shoal_spin_adapt_t *a) {

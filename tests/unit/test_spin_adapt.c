@@ -1,4 +1,5 @@
-/* The adaptive spin's decision (runtime/wait.h): waits that outlasted the long spin while others
+/* The adaptive spin's decision (runtime/wait.h): a probe's vote by the duration of its yield;
+ * waits that outlasted the long spin while others
  * took the CPU move it to the short spin; waits that a long spin would have caught bring the long
  * one back; single votes of the other kind do not flip it (hysteresis); counts are kept. */
 #include <stdio.h>
@@ -7,6 +8,12 @@
 #include "unit_check.h"
 
 int main(void) {
+    /* the probe's judgement of a yield's duration */
+    CHECK(shoal__spin_adapt_judge(500) == SHOAL_SPIN_VOTE_LONG, "a yield nobody took: long");
+    CHECK(shoal__spin_adapt_judge(10000) == SHOAL_SPIN_VOTE_SHORT, "10 us taken: short");
+    CHECK(shoal__spin_adapt_judge(3000000) == SHOAL_SPIN_VOTE_SHORT, "one slice taken: short");
+    CHECK(shoal__spin_adapt_judge(20000000) == SHOAL_SPIN_VOTE_LONG,
+          "20 ms of other programs' slices: long");
     shoal_spin_adapt_t a = {0};
     CHECK(!shoal__spin_adapt_short(&a), "starts with the long spin");
     /* 3 short votes (score 6) are not yet enough; the 4th (8) is */
