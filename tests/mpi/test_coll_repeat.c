@@ -50,10 +50,9 @@ static void check_bcast(shoal_gptr_t dest, shoal_gptr_t src, size_t n, shoal_uni
           (unsigned long long)seed, bad);
 }
 
-/* A sum (or max) of count int64 (or int32) elements; every member checks dest. */
-static void check_reduce(shoal_gptr_t dest, shoal_gptr_t src, size_t count, shoal_type_t type,
-                         shoal_red_op_t op, uint64_t seed) {
-    uint8_t *s = local_of(src), *d = local_of(dest);
+/* My part of src: element i is ((seed + i) % 1000) * (me + 1), as int64 or int32. */
+static void fill_vector(shoal_gptr_t src, size_t count, shoal_type_t type, uint64_t seed) {
+    uint8_t *s = local_of(src);
     for (size_t i = 0; i < count; i++) {
         int64_t v = (int64_t)((seed + i) % 1000) * (me + 1);
         if (type == SHOAL_TYPE_INT64)
@@ -61,6 +60,13 @@ static void check_reduce(shoal_gptr_t dest, shoal_gptr_t src, size_t count, shoa
         else
             ((int32_t *)(void *)s)[i] = (int32_t)v;
     }
+}
+
+/* A sum (or max) of count int64 (or int32) elements; every member checks dest. */
+static void check_reduce(shoal_gptr_t dest, shoal_gptr_t src, size_t count, shoal_type_t type,
+                         shoal_red_op_t op, uint64_t seed) {
+    uint8_t *d = local_of(dest);
+    fill_vector(src, count, type, seed);
     CHECK_OK(shoal_barrier(SHOAL_TEAM_ALL));
     CHECK_OK(shoal_reduce(SHOAL_TEAM_ALL, dest, src, count, type, op));
     size_t bad = 0;
@@ -81,14 +87,8 @@ static void check_reduce(shoal_gptr_t dest, shoal_gptr_t src, size_t count, shoa
 /* An inclusive or exclusive sum scan of count int64 (or int32) elements; every member checks. */
 static void check_scan(shoal_gptr_t dest, shoal_gptr_t src, size_t count, shoal_type_t type,
                        int inclusive, uint64_t seed) {
-    uint8_t *s = local_of(src), *d = local_of(dest);
-    for (size_t i = 0; i < count; i++) {
-        int64_t v = (int64_t)((seed + i) % 1000) * (me + 1);
-        if (type == SHOAL_TYPE_INT64)
-            ((int64_t *)(void *)s)[i] = v;
-        else
-            ((int32_t *)(void *)s)[i] = (int32_t)v;
-    }
+    uint8_t *d = local_of(dest);
+    fill_vector(src, count, type, seed);
     memset(d, 0xEE, count * 8);
     CHECK_OK(shoal_barrier(SHOAL_TEAM_ALL));
     CHECK_OK(shoal_scan(SHOAL_TEAM_ALL, dest, src, count, type, inclusive));
