@@ -20,14 +20,20 @@
 #include "xport/shm.h"
 #include "zcom_internal.h"
 
-/* A pair's counters: each rank's two counters (written, read) share one cache line, which only
- * that rank writes, and the two lines lie 128 bytes apart (the adjacent-line prefetcher pairs
- * lines 64 apart). A waiting rank polls the peer's line for "written", and the "read" it checks
- * next (can_write) arrives with it: one line moves per hand-off, not two. With a line per
- * counter the hand-off took 1.5-1.6x a two-line ping-pong (Intel Xeon, 242-257 against 156-161
- * ns): the peer's "read" was a second miss after its "written". */
+/* A pair's counters. Each rank owns two lines, which only it writes: its post line holds its
+ * "written" and a copy of its "read" as of its last have_written; its read line holds its "read".
+ * A waiting rank polls the peer's post line only. can_read needs the peer's "written" from it, and
+ * can_write finds the peer's "read" there too whenever the peer has written since it read (every
+ * exchange that goes both ways); only a one-way stream reads the peer's read line.
+ * Why two lines and not one (sessions 21-25): with "written" and "read" on one line, have_read
+ * stored to the line the peer was polling, the peer took it back during the reader's own data
+ * store, and have_written had to fetch it again: the line moved twice per hand-off with data
+ * (1.15-1.56x the data floor, AMD EPYC f25m1). With a line per counter (the thesis's layout)
+ * can_write missed on a second line after can_read's (1.5-1.6x a two-line ping-pong, Intel Xeon).
+ * The lines lie 128 bytes apart (the adjacent-line prefetcher pairs lines 64 apart). */
 #define ZCOM_LINE       64
-#define ZCOM_PAIR_BYTES (4 * ZCOM_LINE) /* line 0: A written, A read; line 2: B written, B read */
+#define ZCOM_RANK_BYTES (4 * ZCOM_LINE)       /* post line at 0, read line at 128 */
+#define ZCOM_PAIR_BYTES (2 * ZCOM_RANK_BYTES) /* rank A's lines, then rank B's */
 #define ZCOM_TAG        7321
 
 typedef _Atomic uint64_t zcounter_t;
@@ -46,7 +52,9 @@ typedef struct {
 } zctl_t;
 
 typedef struct {
-    zcounter_t *my_written, *peer_read, *peer_written, *my_read;
+    /* my post line (written, read copy) and read line; the peer's the same */
+    zcounter_t *my_written, *my_read_copy, *my_read;
+    zcounter_t *peer_written, *peer_read_copy, *peer_read;
     uint64_t n_written, n_read; /* my own counters' values (only I change them) */
     int id;
     int peer_world;  /* the peer's rank in MPI_COMM_WORLD */
@@ -499,14 +507,16 @@ static void init_impl(const char *call, void **buffers, size_t *buffer_sizes, MP
             MPI_Group_translate_ranks(g, 1, &t, wg, &tw);
             int slot = rank < t ? slot_of[i] : (int)info_in[i].slot;
             char *c = ctl->shm.part_base[lower_node] + (size_t)slot * ZCOM_PAIR_BYTES;
-            zcounter_t *line_a = (zcounter_t *)c, *line_b = (zcounter_t *)(c + 2 * ZCOM_LINE);
+            char *lines_a = c, *lines_b = c + ZCOM_RANK_BYTES;
             zchannel_t *ch = chs[i];
             int a = rank < t; /* I am rank A of the pair */
-            zcounter_t *mine = a ? line_a : line_b, *peer = a ? line_b : line_a;
-            ch->my_written = &mine[0];
-            ch->my_read = &mine[1];
-            ch->peer_written = &peer[0];
-            ch->peer_read = &peer[1];
+            char *mine = a ? lines_a : lines_b, *peer = a ? lines_b : lines_a;
+            ch->my_written = (zcounter_t *)mine;
+            ch->my_read_copy = (zcounter_t *)mine + 1;
+            ch->my_read = (zcounter_t *)(mine + 2 * ZCOM_LINE);
+            ch->peer_written = (zcounter_t *)peer;
+            ch->peer_read_copy = (zcounter_t *)peer + 1;
+            ch->peer_read = (zcounter_t *)(peer + 2 * ZCOM_LINE);
             ch->id = next_id++;
             ch->peer_world = tw;
             ch->my_buffer = buffers[i];
@@ -575,7 +585,10 @@ int ZCom_can_write_c(int channel_id, int *err) {
     zchannel_t *ch = lookup(channel_id);
     if (__builtin_expect(!ch, 0)) return bad_channel("ZCom_can_write_c", channel_id, err);
     set_err(err, ZCOM_SUCCESS);
-    /* acquire: the peer's reads of what I wrote are complete before I write again */
+    /* acquire: the peer's reads of what I wrote are complete before I write again. The copy on
+     * the peer's post line never runs ahead of its "read" (both only grow, and read <= my
+     * written), so when it already equals my written the read line need not be fetched. */
+    if (atomic_load_explicit(ch->peer_read_copy, memory_order_acquire) == ch->n_written) return 1;
     return atomic_load_explicit(ch->peer_read, memory_order_acquire) == ch->n_written;
 }
 
@@ -586,6 +599,9 @@ void ZCom_have_written_c(int channel_id, int *err) {
         return;
     }
     set_err(err, ZCOM_SUCCESS);
+    /* The copy first, both release: whoever sees the new "written" sees this "read" too, and my
+     * reads before it are complete for whoever sees the copy (can_write). */
+    atomic_store_explicit(ch->my_read_copy, ch->n_read, memory_order_release);
     atomic_store_explicit(ch->my_written, ++ch->n_written, memory_order_release);
 }
 
