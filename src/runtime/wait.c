@@ -32,6 +32,11 @@
  * on a machine to itself the waits that end within a couple of microseconds never pay for a
  * yield (a probe costs 0.5 us there). In the short spin the first yield is the probe. */
 #define PROBE_POLLS_LONG 64
+/* The pause between the long spin's probes while they find the CPU hogged: shoal__spin_adapt_
+ * after_probe (wait.h). A probe costs a round of the hogs' slices (7 runnable per CPU: 12-20 ms
+ * on the AMD EPYC host), so probing at most every 16-512 ms bounds what the probes lose. */
+#define PROBE_BACKOFF_MIN_NS 16000000u
+#define PROBE_BACKOFF_MAX_NS 512000000u
 
 static struct {
     int enabled; /* a CPU per unit, SHOAL_SPIN_ADAPTIVE=1, and two budgets to choose from */
@@ -73,6 +78,21 @@ int shoal__spin_adapt_vote(shoal_spin_adapt_t *a, int vote) {
     return now_short;
 }
 
+void shoal__spin_adapt_after_probe(shoal_spin_adapt_t *a, uint64_t now_ns, uint64_t yield_ns) {
+    if (yield_ns < YIELD_HOG_NS) { /* no hogs (any more): every long-spin wait probes again */
+        if (__atomic_load_n(&a->backoff_ns, __ATOMIC_RELAXED)) {
+            __atomic_store_n(&a->backoff_ns, 0, __ATOMIC_RELAXED);
+            __atomic_store_n(&a->probe_after_ns, 0, __ATOMIC_RELAXED);
+        }
+        return;
+    }
+    /* Relaxed and unlocked: two threads probing at once may double the pause once too few. */
+    uint64_t b = __atomic_load_n(&a->backoff_ns, __ATOMIC_RELAXED);
+    b = b == 0 ? PROBE_BACKOFF_MIN_NS : b * 2 > PROBE_BACKOFF_MAX_NS ? PROBE_BACKOFF_MAX_NS : b * 2;
+    __atomic_store_n(&a->backoff_ns, b, __ATOMIC_RELAXED);
+    __atomic_store_n(&a->probe_after_ns, now_ns + b, __ATOMIC_RELAXED);
+}
+
 /* SHOAL_SPIN_COUNT's default. Every poll of the short spin past its back-to-back polls pokes
  * MPI's progress engine and yields. Measured on 2 CPUs (bench_shmem barrier_all, fcollect):
  * this job's own 3 units on Open MPI took 8.5-9.3 us per barrier with no back-to-back polls and
@@ -103,9 +123,22 @@ static void probe_yield(void) {
     shoal__progress_poke();
     uint64_t before = now_ns();
     sched_yield();
+    uint64_t after = now_ns();
     int now_short =
-        shoal__spin_adapt_vote(&adapt.decision, shoal__spin_adapt_judge(now_ns() - before));
+        shoal__spin_adapt_vote(&adapt.decision, shoal__spin_adapt_judge(after - before));
+    shoal__spin_adapt_after_probe(&adapt.decision, after, after - before);
     set_spin(now_short);
+}
+
+/* The long spin's probe, unless hog yields have paused probing (then a paused poll instead). */
+static void probe_yield_long(void) {
+    if (__atomic_load_n(&adapt.decision.probe_after_ns, __ATOMIC_RELAXED) == 0 ||
+        shoal__spin_adapt_may_probe(&adapt.decision, now_ns())) {
+        probe_yield();
+        return;
+    }
+    __atomic_fetch_add(&adapt.decision.skipped, 1, __ATOMIC_RELAXED);
+    shoal__cpu_relax();
 }
 
 /* Two spins. The long one (a CPU per unit) has three phases. Back-to-back polls first: a pause
@@ -141,7 +174,7 @@ void shoal__waiter_pause(shoal_waiter_t *w) {
         return;
     }
     if (adapt.enabled && n == back_to_back + PROBE_POLLS_LONG) {
-        probe_yield();
+        probe_yield_long();
         return;
     }
     if (n < back_to_back + budget) {
@@ -186,9 +219,10 @@ void shoal__wait_report(void) {
     if (!adapt.enabled) return;
     shoal_spin_adapt_t *d = &adapt.decision;
     shoal__debug("adaptive spin: %lu waits found the CPU wanted, %lu found it free; %lu "
-                 "switches, now the %s spin",
+                 "switches; %lu probes skipped after hog yields; now the %s spin",
                  __atomic_load_n(&d->votes[SHOAL_SPIN_VOTE_SHORT], __ATOMIC_RELAXED),
                  __atomic_load_n(&d->votes[SHOAL_SPIN_VOTE_LONG], __ATOMIC_RELAXED),
                  __atomic_load_n(&d->switches, __ATOMIC_RELAXED),
+                 __atomic_load_n(&d->skipped, __ATOMIC_RELAXED),
                  shoal__spin_adapt_short(d) ? "short" : "long");
 }

@@ -31,9 +31,12 @@ void shoal__wait_report(void);
  * says computing programs took it, which gain nothing from our yields: a long vote too. */
 enum { SHOAL_SPIN_VOTE_LONG = 0, SHOAL_SPIN_VOTE_SHORT = 1 };
 typedef struct {
-    int state;              /* score | short_mode << 8, changed by compare-and-swap */
-    unsigned long votes[2]; /* by kind, for the report */
-    unsigned long switches; /* mode changes, for the report */
+    int state;               /* score | short_mode << 8, changed by compare-and-swap */
+    unsigned long votes[2];  /* by kind, for the report */
+    unsigned long switches;  /* mode changes, for the report */
+    uint64_t probe_after_ns; /* the long spin's waits skip their probe until then (0: none) */
+    uint64_t backoff_ns;     /* the current pause between probes after hog yields (0: none) */
+    unsigned long skipped;   /* long-spin probes skipped, for the report */
 } shoal_spin_adapt_t;
 /* The vote of a probe whose yield took yield_ns: short when another thread ran and gave the CPU
  * back (over 2 us, under 5 ms: a waiter of another job, which our spinning would delay); long when
@@ -42,6 +45,16 @@ typedef struct {
 int shoal__spin_adapt_judge(uint64_t yield_ns);
 /* Records one vote; returns 1 when the short spin is now in force, 0 for the long one. */
 int shoal__spin_adapt_vote(shoal_spin_adapt_t *a, int vote);
+/* Probing under programs that compute costs a round of their slices per probe: the yield gives
+ * the CPU to one of them for its whole slice (14 runnable processes on 2 CPUs: every 1 MiB
+ * fcollect waited 12-20 ms at its probe, against 70 us unloaded). So after a probe whose yield
+ * took 5 ms or more the long spin's waits stop probing for a while, 16 ms at first, twice as long
+ * after each further such probe up to 512 ms; a probe that finds anything else ends it. */
+void shoal__spin_adapt_after_probe(shoal_spin_adapt_t *a, uint64_t now_ns, uint64_t yield_ns);
+/* Whether a long-spin wait may probe at now_ns (needs the clock only while a pause is on). */
+static inline int shoal__spin_adapt_may_probe(const shoal_spin_adapt_t *a, uint64_t now_ns) {
+    return now_ns >= __atomic_load_n(&a->probe_after_ns, __ATOMIC_RELAXED);
+}
 static inline int shoal__spin_adapt_short(const shoal_spin_adapt_t *a) {
     return __atomic_load_n(&a->state, __ATOMIC_RELAXED) >> 8;
 }

@@ -43,6 +43,33 @@ int main(void) {
     CHECK(shoal__spin_adapt_vote(&a, SHOAL_SPIN_VOTE_SHORT), "4 short votes from the floor");
     CHECK(a.votes[SHOAL_SPIN_VOTE_SHORT] == 4 + 30 + 20 + 4, "short votes %lu",
           a.votes[SHOAL_SPIN_VOTE_SHORT]);
+    /* the long spin's probes pause after hog yields: 16 ms, doubling to 512 ms; anything else
+     * ends the pause */
+    shoal_spin_adapt_t b = {0};
+    const uint64_t ms = 1000000u, t0 = 1000 * ms;
+    CHECK(shoal__spin_adapt_may_probe(&b, t0), "probes at first");
+    shoal__spin_adapt_after_probe(&b, t0, 500);
+    CHECK(shoal__spin_adapt_may_probe(&b, t0) && b.backoff_ns == 0, "a free yield: no pause");
+    shoal__spin_adapt_after_probe(&b, t0, 3 * ms);
+    CHECK(shoal__spin_adapt_may_probe(&b, t0) && b.backoff_ns == 0, "one slice taken: no pause");
+    shoal__spin_adapt_after_probe(&b, t0, 20 * ms);
+    CHECK(!shoal__spin_adapt_may_probe(&b, t0 + 15 * ms), "a hog yield pauses the probes");
+    CHECK(shoal__spin_adapt_may_probe(&b, t0 + 16 * ms), "for 16 ms");
+    uint64_t t = t0 + 16 * ms, want = 32 * ms;
+    for (int i = 0; i<8; i++, want = want * 2> 512 * ms ? 512 * ms : want * 2) {
+        shoal__spin_adapt_after_probe(&b, t, 20 * ms);
+        CHECK(b.backoff_ns == want, "hog probe %d: pause %lu ns, expected %lu", i,
+              (unsigned long)b.backoff_ns, (unsigned long)want);
+        CHECK(!shoal__spin_adapt_may_probe(&b, t + want - 1) &&
+                  shoal__spin_adapt_may_probe(&b, t + want),
+              "hog probe %d: probes again after the pause", i);
+        t += want;
+    }
+    shoal__spin_adapt_after_probe(&b, t, 10000);
+    CHECK(b.backoff_ns == 0 && shoal__spin_adapt_may_probe(&b, t), "a taken yield ends the pause");
+    shoal__spin_adapt_after_probe(&b, t, 20 * ms);
+    CHECK(b.backoff_ns == 16 * ms, "the next hog starts from 16 ms again: %lu",
+          (unsigned long)b.backoff_ns);
     printf("test_spin_adapt: %s\n", failures ? "FAILED" : "OK");
     return failures ? 1 : 0;
 }
