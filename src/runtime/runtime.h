@@ -53,6 +53,7 @@ typedef struct {
     const char *coll_rules[8];  /* SHOAL_COLL_<NAME> per collective kind (coll/coll.h order) */
     const char *coll_tuning;    /* SHOAL_COLL_TUNING: path of a tuning file */
     const char *coll_tuning_cache; /* SHOAL_COLL_TUNING_CACHE: folder of host-keyed tuning files */
+    const char *copy_kernel;       /* SHOAL_COPY_KERNEL: bulk copy kernel, "auto" = measured */
     const char *epoch_design;      /* SHOAL_EPOCH_DESIGN: the fence design of new allocations */
     int epoch_test_skip_ordering;  /* testing only: fences leave out their ordering step (fault) */
     size_t epoch_combine;          /* fences through MPI: puts up to this many bytes are combined

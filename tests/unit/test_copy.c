@@ -1,16 +1,20 @@
-/* The bulk copy (xport/copy.h): every byte lands, and none outside the destination changes, for
- * every distance modulo 4 KiB around the slow ones (dst 0-127 bytes past src, and just below
- * a page), source offsets within a line, and sizes around the backward copy's threshold and its
- * 64- and 128-byte steps (the head left to memcpy), with the copy the CPU picks and with the
- * baseline (SSE2) one. shoal__move with overlapping buffers too. */
+/* The bulk copy (xport/copy.h), with each of its kernels forced in turn and with the measured
+ * choice: every byte lands, and none outside the destination changes, for every distance modulo
+ * 4 KiB around the aliased ones (dst 0-127 bytes past src, and just below a page), source offsets
+ * within a line, and sizes around the bulk threshold, the backward copy's 64- and 128-byte steps
+ * (the head left to memcpy) and the 1 MiB class boundary; the baseline (SSE2) backward copy too.
+ * The choice: SHOAL_COPY_KERNEL's names parse, a forced kernel is every class's kernel, and a
+ * measured choice is one of the class's candidates with a time for each. shoal__move with
+ * overlapping buffers too. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "unit_check.h"
 #include "xport/copy.h"
 
-#define AREA (1 << 20)
+#define AREA ((2 << 20) + 16384)
 
 static unsigned char pattern(size_t i) {
     return (unsigned char)(i * 131 + (i >> 8) * 7 + 1);
@@ -52,16 +56,65 @@ int main(void) {
         int want = (k % 4096) >= 1 && (k % 4096) <= 63;
         CHECK(shoal__copy_aliased(dst + k, dst) == want, "distance %zu: aliased %d", k, !want);
     }
-    const size_t sizes[] = {1,    8,    63,   2047, 2048,       2049,   2111,  2175,
-                            4096, 4097, 8191, 8256, 65536 + 77, 262144, 300001};
+    /* Names. */
+    CHECK(shoal__copy_parse_kernel(NULL) == -1 && shoal__copy_parse_kernel("") == -1 &&
+              shoal__copy_parse_kernel("auto") == -1,
+          "auto, empty and unset must mean: measure");
+    for (int k = 0; k < SHOAL_COPY_NKERNELS; k++)
+        CHECK(shoal__copy_parse_kernel(shoal__copy_kernel_name((shoal_copy_kernel_t)k)) == k,
+              "kernel %d's name does not parse back", k);
+    CHECK(shoal__copy_parse_kernel("fast") == -2, "an unknown kernel name must be refused");
+
+    /* The measured choice (the first use): a candidate of each class, with its time. */
+    shoal__copy_prepare(-1);
+    for (int c = 0; c < SHOAL_COPY_NCLASSES; c++) {
+        double ns[SHOAL_COPY_NKERNELS];
+        shoal_copy_kernel_t k = shoal__copy_kernel_of((shoal_copy_class_t)c, ns);
+        CHECK(k >= 0 && k < SHOAL_COPY_NKERNELS && ns[k] > 0 && ns[SHOAL_COPY_MEMCPY] > 0,
+              "class %d: kernel %d was not measured", c, (int)k);
+        for (int j = 0; j < SHOAL_COPY_NKERNELS; j++)
+            CHECK(j == (int)k || ns[j] <= 0 || j == SHOAL_COPY_MEMCPY || ns[j] >= 0.9 * ns[k],
+                  "class %d: kernel %d chosen although %d was faster", c, (int)k, j);
+    }
+    char line[512];
+    shoal__copy_describe(line, sizeof line);
+    printf("test_copy: measured choice: %s\n", line);
+
+    /* Every kernel forced in turn: every class runs it, and every copy lands. */
+    const size_t sizes[] = {1,
+                            8,
+                            63,
+                            2047,
+                            2048,
+                            2049,
+                            2111,
+                            2175,
+                            4096,
+                            4097,
+                            8191,
+                            8256,
+                            65536 + 77,
+                            262144,
+                            (1 << 20) - 1,
+                            1 << 20,
+                            (1 << 20) + 4096 + 77};
     const size_t offsets[] = {0, 1, 16, 63};
-    for (size_t si = 0; si < sizeof sizes / sizeof *sizes && failures < 10; si++)
-        for (size_t oi = 0; oi < sizeof offsets / sizeof *offsets; oi++)
-            for (size_t dist = 0; dist < 4096; dist += dist < 128 ? 1 : 1000) {
-                if (sizes[si] > 8192 && dist % 16) continue; /* time: large sizes at every 16 */
-                check_copy(src, dst, offsets[oi], dist, sizes[si], 0);
-                if (dist >= 1 && dist <= 63) check_copy(src, dst, offsets[oi], dist, sizes[si], 1);
-            }
+    for (int k = 0; k < SHOAL_COPY_NKERNELS && failures < 10; k++) {
+        shoal__copy_prepare(k);
+        for (int c = 0; c < SHOAL_COPY_NCLASSES; c++)
+            CHECK(shoal__copy_kernel_of((shoal_copy_class_t)c, NULL) == (shoal_copy_kernel_t)k,
+                  "kernel %s forced, class %d has another", shoal__copy_kernel_name(k), c);
+        for (size_t si = 0; si < sizeof sizes / sizeof *sizes && failures < 10; si++)
+            for (size_t oi = 0; oi < sizeof offsets / sizeof *offsets; oi++)
+                for (size_t dist = 0; dist < 4096; dist += dist < 128 ? 1 : 1000) {
+                    /* time: large sizes at every 16th distance, the largest at a few */
+                    if (sizes[si] > 8192 && dist % 16) continue;
+                    if (sizes[si] > 300000 && (oi > 1 || (dist > 16 && dist < 4000))) continue;
+                    check_copy(src, dst, offsets[oi], dist, sizes[si], 0);
+                    if (k == 0 && dist >= 1 && dist <= 63)
+                        check_copy(src, dst, offsets[oi], dist, sizes[si], 1);
+                }
+    }
 
     /* shoal__move: overlapping both ways, at aliased distances. */
     for (size_t dist = 1; dist < 64 && failures < 10; dist += 5)
