@@ -113,8 +113,7 @@ static const cfg_entry_t table[] = {
      "How bulk copies of the direct path are made where CPUs differ (2 KiB and up at 1-63 bytes "
      "past a 4 KiB boundary, 1 MiB and up otherwise): auto (each process times memcpy, movsb and "
      "backward on its first copy of each size class and takes the fastest), or one of those for "
-     "all "
-     "(docs/design.md, \"Bulk copies\")",
+     "all (docs/design.md, \"Bulk copies\")",
      FIELD(copy_kernel), 0, 0},
     {"SHOAL_EPOCH_DESIGN", CFG_STRING, "auto",
      "Fence design of an allocation's epochs unless shoal_epoch_set_design chose one: auto, "

@@ -13,8 +13,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
-/* ---- Kernels ----------------------------------------------------------------------------------
- */
+/* ---- Kernels ---- */
 #if defined(__x86_64__)
 #include <immintrin.h>
 
@@ -95,8 +94,7 @@ static void run_kernel(shoal_copy_kernel_t k, void *dst, const void *src, size_t
         memcpy(dst, src, n);
 }
 
-/* ---- The choice -------------------------------------------------------------------------------
- */
+/* ---- The choice ---- */
 /* What each class is measured with: a size, a distance modulo 4 KiB, and the kernels that may win
  * there (memcpy always competes; the others only where a CPU of ours made them worth it). */
 typedef struct {
@@ -224,12 +222,7 @@ static shoal_copy_class_t class_of(size_t n, int aliased) {
 }
 
 void shoal__copy_bulk(void *dst, const void *src, size_t n) {
-    int aliased = shoal__copy_aliased(dst, src);
-    if (!aliased && n < SHOAL_COPY_LARGE_MIN) {
-        memcpy(dst, src, n);
-        return;
-    }
-    shoal_copy_class_t cls = class_of(n, aliased);
+    shoal_copy_class_t cls = class_of(n, shoal__copy_aliased(dst, src));
     if (__builtin_expect(__atomic_load_n(&state[cls], __ATOMIC_ACQUIRE) != 2, 0)) choose_class(cls);
     int k = __atomic_load_n(&chosen[cls], __ATOMIC_RELAXED);
     run_kernel((shoal_copy_kernel_t)k, dst, src, n);

@@ -14,7 +14,8 @@
  * So each process measures once, on its own CPU, which of memcpy, `rep movsb` and the backward
  * copy is fastest for each size class where they differ (on the class's first copy), and uses
  * that (SHOAL_COPY_KERNEL forces one). Copies below 2 KiB, and non-aliased ones below 1 MiB, are
- * memcpy without a question: the 8-byte put's inline path is unchanged. */
+ * memcpy without a question, decided inline: the 8-byte put's path is unchanged and the common
+ * mid-sized copy makes no call for it. */
 #ifndef SHOAL_XPORT_COPY_H
 #define SHOAL_XPORT_COPY_H
 
@@ -46,8 +47,9 @@ typedef enum {
     SHOAL_COPY_NCLASSES
 } shoal_copy_class_t;
 
-/* The bulk copy: n >= SHOAL_COPY_BULK_MIN, non-overlapping; the kernel chosen for its class
- * (measured on the class's first copy). */
+/* The bulk copy of the classes above (shoal__copy calls it for n >= SHOAL_COPY_BULK_MIN when
+ * aliased, and for n >= SHOAL_COPY_LARGE_MIN), non-overlapping: the kernel chosen for its class,
+ * measured on the class's first copy. */
 void shoal__copy_bulk(void *dst, const void *src, size_t n);
 
 /* Whether dst starts 1-63 bytes past src modulo 4 KiB (measured slow for `rep movsb` on Zen 3:
@@ -59,7 +61,8 @@ static inline int shoal__copy_aliased(const void *dst, const void *src) {
 
 /* memcpy for program data: non-overlapping buffers, any size. */
 static inline void shoal__copy(void *dst, const void *src, size_t n) {
-    if (__builtin_expect(n >= SHOAL_COPY_BULK_MIN, 0))
+    if (__builtin_expect(n >= SHOAL_COPY_BULK_MIN, 0) &&
+        (n >= SHOAL_COPY_LARGE_MIN || shoal__copy_aliased(dst, src)))
         shoal__copy_bulk(dst, src, n);
     else
         memcpy(dst, src, n);
