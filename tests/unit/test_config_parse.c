@@ -1,7 +1,10 @@
-/* Configuration parsing without MPI: sizes with suffixes, bad values, defaults and the table. */
+/* Configuration parsing without MPI: sizes with suffixes, bad values, defaults and the table, and
+ * a value shoal_init itself refuses (SHOAL_COPY_KERNEL). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <mpi.h>
 
 #include "runtime/config.h"
 
@@ -81,6 +84,16 @@ int main(void) {
     }
     CHECK(found, "SHOAL_COLL_BROADCAST is not in the table");
     unsetenv("SHOAL_COLL_BROADCAST");
+    /* A copy kernel nobody has: shoal_init refuses it before it starts MPI, and stays uninitialised
+     * (a later call still reports use before init). */
+    setenv("SHOAL_COPY_KERNEL", "fast", 1);
+    CHECK(shoal_init(NULL, NULL) == SHOAL_ERR_INVAL, "SHOAL_COPY_KERNEL=fast must fail init");
+    int mpi_up = 1;
+    MPI_Initialized(&mpi_up);
+    CHECK(!mpi_up, "a refused SHOAL_COPY_KERNEL must not start MPI");
+    shoal_unit_t me;
+    CHECK(shoal_myid(&me) != SHOAL_OK, "Shoal must not be initialised after the refusal");
+    unsetenv("SHOAL_COPY_KERNEL");
     if (failures) {
         printf("test_config_parse: FAILED (%d checks)\n", failures);
         return 1;
