@@ -152,7 +152,7 @@ if [ "$san" = 1 ] && [[ " $mpis " == *" mpich "* ]]; then
     # take the algorithms' power-of-two branches and 3 their remainder branches, and the plain runs
     # above cover 4-9 on both MPIs. They ran here from session 9 to 29).
     cfg_extra=(-DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -O1"
-        -DSHOAL_SANITIZE=address,undefined)
+        -DSHOAL_SANITIZE=address,undefined -DSHOAL_BUILD_BENCH=OFF)
     ctest_env=(ASAN_OPTIONS=check_initialization_order=1:detect_leaks=1
         LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0"
         UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 HWLOC_COMPONENTS=-pci)
@@ -164,14 +164,18 @@ if [ "$san" = 1 ] && [[ " $mpis " == *" mpich "* ]]; then
     # (the other tests' other counts add nothing thread-wise). test_init_external initialises MPI without MPI_THREAD_MULTIPLE, so it refuses
     # the thread by design. MPICH's UCX intercepts memory calls in a way TSan crashes on
     # (UCX_MEM_EVENTS=no). tsan.supp: UCX's put handler writing window memory (MPI's model).
-    cfg_extra=(-DSHOAL_SANITIZE=thread)
+    # (Neither sanitizer run builds the benchmarks: it runs none of them.)
+    cfg_extra=(-DSHOAL_SANITIZE=thread -DSHOAL_BUILD_BENCH=OFF)
     ctest_env=(SHOAL_PROGRESS_THREAD=1 UCX_MEM_EVENTS=no
         TSAN_OPTIONS="suppressions=$supp/tsan.supp second_deadlock_stack=1")
     # The OpenSHMEM face: test_shmem_threads (threads of its own at SHMEM_THREAD_MULTIPLE) at
     # every count, and every OpenSHMEM program at 2 PEs with the progress thread (left out for
-    # CI's time until MPICH stopped spinning, session 9).
+    # CI's time until MPICH stopped spinning, session 9). Of the dynamic-window runs (dynwin) only
+    # those whose threads meet the windows: allocation (attach, detach) and the programs' own
+    # threads; the others run the same threads over another kind of window (about 55 s).
+    # "np2\.([^d]|d[^y])": every 2-process variant but dynwin.
     select_tests '^(mpi|shmem)$' 'nodes2|test_init_external' \
-        'test_progress|test_threads|mpi\..*\.np2\.|shmem\..*\.np2\.|test_shmem_threads'
+        'test_progress|test_threads|test_alloc\.np2\.|mpi\..*\.np2\.([^d]|d[^y])|shmem\..*\.np2\.|test_shmem_threads'
     run_config mpich-tsan mpich
 fi
 
