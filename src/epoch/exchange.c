@@ -16,9 +16,10 @@
  * No message: an epoch ends after round 1, a barrier's worth of messages.
  *
  * Each member sends exactly one message per fence to each other member on the team's
- * communicator, and MPI does not let two messages from one sender with one tag overtake each
- * other, so the first message I take from a member is this fence's: I probe member by member,
- * never with MPI_ANY_SOURCE, which could take a fast member's next message for a slow one's.
+ * communicator (maybe in pieces, each message's first piece saying how long it is), and MPI
+ * does not let two messages from one sender with one tag overtake each other, so the first
+ * message I take from a member is this fence's: I probe member by member, never with
+ * MPI_ANY_SOURCE, which could take a fast member's next message for a slow one's.
  *
  * Members that map each other's memory (node mates on the direct path) carry nothing to each
  * other (their puts were copies), so between them the two rounds are two words of each member's
@@ -35,9 +36,17 @@
 #include "rma/rma.h"
 #include "runtime/wait.h"
 
-#define TAG_DATA   0x5E0C /* tags below 32767, the smallest MPI_TAG_UB the standard allows */
-#define MSG_HEAD   8      /* a message's header: bit 0 set when its sender carried data to anyone */
-#define ENTRY_HEAD 16     /* an entry: [offset in the target's part][length], 8 bytes each */
+#define TAG_DATA 0x5E0C /* tags below 32767, the smallest MPI_TAG_UB the standard allows */
+/* A message's header: bit 0 set when its sender carried data to anyone, the bits above it the
+ * message's length in bytes, header included. A message longer than SHOAL_EPOCH_PIECE goes as
+ * pieces of at most that many bytes, sent back to back on the same tag (MPI keeps their order),
+ * so that each travels by MPI's eager protocol rather than its rendezvous handshake; the
+ * receiver learns from the first piece how many bytes follow. */
+#define MSG_HEAD 8
+/* Messages of more pieces than this go whole: measured with MPICH over TCP, 64 pieces of 16 KiB
+ * took 1.2x one rendezvous message of 1 MiB, 32 about as long (docs/fence.md, "Pieces"). */
+#define PIECES_MAX 32
+#define ENTRY_HEAD 16 /* an entry: [offset in the target's part][length], 8 bytes each */
 
 static size_t pad8(size_t n) {
     return (n + 7) & ~(size_t)7;
@@ -54,12 +63,11 @@ shoal_err_t shoal__epoch_exchange_decide(epoch_t *e, segment_t *seg) {
     e->exchange = all[0] && !all[1];
     if (!e->exchange) return SHOAL_OK;
     e->xat = calloc((size_t)t->size * 2 + 1, sizeof *e->xat); /* starts, then fill cursors */
-    e->xreqs = malloc((size_t)t->size * sizeof *e->xreqs);    /* round 1's sends */
     e->xgot = calloc((size_t)t->size, 1);
     e->xmate = calloc((size_t)t->size, 1);
     uint64_t *masks = calloc((size_t)t->size, sizeof *masks);
     shoal_err_t err = SHOAL_OK;
-    if (!e->xat || !e->xreqs || !e->xgot || !e->xmate || !masks)
+    if (!e->xat || !e->xgot || !e->xmate || !masks)
         err = shoal__fail(SHOAL_ERR_NOMEM, "out of host memory for the fence's messages");
     /* Agreed: a member without its buffers must not leave the others exchanging with it. */
     err = shoal__team_agree(t, err, 0, "");
@@ -102,16 +110,23 @@ static int test_all(int n, MPI_Request *reqs, int *done) {
 }
 #pragma GCC diagnostic pop
 
-static shoal_err_t reserve(char **buf, size_t *cap, size_t need) {
-    if (need <= *cap) return SHOAL_OK;
+/* buf (of *cap bytes) grown to hold need bytes: the buffer, moved or not; NULL when out of
+ * memory (buf stays as it was). */
+static void *grow(void *buf, size_t *cap, size_t need) {
+    if (need <= *cap) return buf;
     size_t n = *cap ? *cap : 4096;
     while (n < need) n *= 2;
-    char *b = realloc(*buf, n);
+    void *b = realloc(buf, n);
+    if (b) *cap = n;
+    return b;
+}
+
+static shoal_err_t reserve(char **buf, size_t *cap, size_t need) {
+    char *b = grow(*buf, cap, need);
     if (!b)
         return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory for a fence message of %zu B",
                            need);
     *buf = b;
-    *cap = n;
     return SHOAL_OK;
 }
 
@@ -128,6 +143,7 @@ static shoal_err_t apply(const segment_t *seg, const char *msg, size_t n, int32_
     uint64_t flags;
     if (n < MSG_HEAD) goto corrupt;
     memcpy(&flags, msg, sizeof flags);
+    if (flags >> 1 != n) goto corrupt;
     *carried = (int)(flags & 1);
     for (size_t at = MSG_HEAD; at < n;) {
         uint64_t head[2];
@@ -164,9 +180,9 @@ static shoal_err_t pack(epoch_t *e, segment_t *seg, int *carries) {
     for (int32_t j = 0; j < t->size; j++) start[j + 1] += start[j];
     SHOAL_TRY(reserve(&e->xsend, &e->xsend_cap, start[t->size]));
     memcpy(cursor, start, (size_t)t->size * sizeof *cursor);
-    const uint64_t flags = (uint64_t)*carries;
     for (int32_t j = 0; j < t->size; j++) {
         if (j == t->myrel || e->xmate[j]) continue;
+        const uint64_t flags = (uint64_t)(start[j + 1] - start[j]) << 1 | (uint64_t)*carries;
         memcpy(e->xsend + cursor[j], &flags, sizeof flags);
         cursor[j] += MSG_HEAD;
     }
@@ -182,6 +198,44 @@ static shoal_err_t pack(epoch_t *e, segment_t *seg, int *carries) {
         memcpy(e->xsend + cursor[j], head, sizeof head);
         shoal__copy(e->xsend + cursor[j] + ENTRY_HEAD, q->local, q->nbytes);
         cursor[j] += ENTRY_HEAD + pad8(q->nbytes);
+    }
+    return SHOAL_OK;
+}
+
+/* Receives the pieces that follow the first one (`have` bytes, in xrecv) of member j's message,
+ * into xrecv after it. */
+static shoal_err_t receive_rest(epoch_t *e, segment_t *seg, int32_t j, size_t have, size_t *total) {
+    uint64_t flags;
+    memcpy(&flags, e->xrecv, sizeof flags);
+    *total = have;
+    /* A length the first piece cannot start is apply()'s to report. */
+    if (flags >> 1 <= have || flags >> 1 > (uint64_t)1 << 30) return SHOAL_OK;
+    *total = (size_t)(flags >> 1);
+    SHOAL_TRY(reserve(&e->xrecv, &e->xrecv_cap, *total + 1));
+    shoal_waiter_t w;
+    shoal__waiter_init(&w);
+    while (have < *total) {
+        int flag = 0, n = 0;
+        MPI_Message msg;
+        MPI_Status st;
+        SHOAL_MPI(MPI_Improbe(j, TAG_DATA, seg->team->comm, &flag, &msg, &st));
+        if (!flag) {
+            shoal__waiter_pause(&w);
+            continue;
+        }
+        SHOAL_MPI(MPI_Get_count(&st, MPI_BYTE, &n));
+        if ((size_t)n > *total - have) {
+            /* Not a piece of this message: taken all the same, so that nothing stays queued. */
+            SHOAL_TRY(reserve(&e->xrecv, &e->xrecv_cap, have + (size_t)n + 1));
+            SHOAL_MPI(MPI_Mrecv(e->xrecv + have, n, MPI_BYTE, &msg, MPI_STATUS_IGNORE));
+            return shoal__fail(SHOAL_ERR_STATE,
+                               "a fence message from member %d is longer than it said (%zu of "
+                               "%zu bytes: do the members fence the same allocation?): its puts "
+                               "were not applied",
+                               (int)j, have + (size_t)n, *total);
+        }
+        SHOAL_MPI(MPI_Mrecv(e->xrecv + have, n, MPI_BYTE, &msg, MPI_STATUS_IGNORE));
+        have += (size_t)n;
     }
     return SHOAL_OK;
 }
@@ -217,8 +271,10 @@ static shoal_err_t receive_all(epoch_t *e, segment_t *seg, int *carried) {
             SHOAL_MPI(MPI_Get_count(&st, MPI_BYTE, &n));
             SHOAL_TRY(reserve(&e->xrecv, &e->xrecv_cap, (size_t)n + 1));
             SHOAL_MPI(MPI_Mrecv(e->xrecv, n, MPI_BYTE, &msg, MPI_STATUS_IGNORE));
+            size_t total = (size_t)n;
+            if ((size_t)n >= MSG_HEAD) SHOAL_TRY(receive_rest(e, seg, j, (size_t)n, &total));
             int theirs = 0;
-            SHOAL_TRY(apply(seg, e->xrecv, (size_t)n, j, &theirs));
+            SHOAL_TRY(apply(seg, e->xrecv, total, j, &theirs));
             *carried |= theirs;
             e->xgot[j] = 1;
             pending--;
@@ -295,6 +351,13 @@ static shoal_err_t round_applied(epoch_t *e, segment_t *seg) {
     return SHOAL_OK;
 }
 
+/* The largest piece a message of n bytes is sent in (SHOAL_EPOCH_PIECE; n itself: whole). */
+static size_t piece_of(size_t n) {
+    const size_t piece = shoal__rt.epoch_piece;
+    if (piece && n > piece && (n - 1) / piece < PIECES_MAX) return piece;
+    return n ? n : 1;
+}
+
 shoal_err_t shoal__epoch_exchange(epoch_t *e, segment_t *seg) {
     team_t *t = seg->team;
     /* What went out at once is complete at its targets before anyone hears from me. Every dirty
@@ -309,20 +372,34 @@ shoal_err_t shoal__epoch_exchange(epoch_t *e, segment_t *seg) {
     e->xseq++;
     uint64_t *entered = fence_word(e, t->myrel, shoal__epoch_off_entered(t->size, e->xseq));
     if (entered) __atomic_store_n(entered, e->xseq << 1 | (uint64_t)carried, __ATOMIC_RELEASE);
+    size_t nreqs = 0;
     for (int32_t j = 0; j < t->size; j++) {
-        e->xreqs[j] = MPI_REQUEST_NULL;
         if (j == t->myrel || e->xmate[j]) continue;
-        const size_t at = e->xat[j], n = e->xat[j + 1] - at;
+        const size_t n = e->xat[j + 1] - e->xat[j];
         if (n > (size_t)1 << 30)
             return shoal__fail(SHOAL_ERR_UNSUPPORTED,
                                "the epoch's small puts to member %d add up to %zu B, more than "
                                "one fence message carries (1 GiB): lower SHOAL_EPOCH_COMBINE",
                                (int)j, n);
-        SHOAL_MPI(MPI_Isend(e->xsend + at, (int)n, MPI_BYTE, j, TAG_DATA, t->comm, &e->xreqs[j]));
+        nreqs += (n + piece_of(n) - 1) / piece_of(n);
+    }
+    MPI_Request *reqs = grow(e->xreqs, &e->xreqs_cap, nreqs * sizeof *reqs);
+    if (!reqs) return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory for %zu requests", nreqs);
+    e->xreqs = reqs;
+    nreqs = 0;
+    for (int32_t j = 0; j < t->size; j++) {
+        if (j == t->myrel || e->xmate[j]) continue;
+        const size_t piece = piece_of(e->xat[j + 1] - e->xat[j]);
+        for (size_t at = e->xat[j]; at < e->xat[j + 1]; at += piece) {
+            const size_t n = e->xat[j + 1] - at < piece ? e->xat[j + 1] - at : piece;
+            SHOAL_MPI(
+                MPI_Isend(e->xsend + at, (int)n, MPI_BYTE, j, TAG_DATA, t->comm, &e->xreqs[nreqs]));
+            nreqs++;
+        }
     }
     shoal_err_t err = receive_all(e, seg, &carried);
     /* My sends are done before xsend is written again (the next fence). */
-    shoal_err_t err2 = complete_all(e->xreqs, t->size);
+    shoal_err_t err2 = complete_all(e->xreqs, (int)nreqs);
     SHOAL_TRY(err);
     SHOAL_TRY(err2);
     /* Every member sent this fence's message after finishing the last one: settled. */

@@ -199,6 +199,26 @@ shoal_err_t shoal_query_thread(int *provided) {
     return SHOAL_OK;
 }
 
+/* SHOAL_EPOCH_PIECE: auto is what was measured between the namespace cluster's nodes
+ * (docs/fence.md, "Pieces"): the largest piece that still goes by each MPI's eager protocol
+ * over TCP. */
+static shoal_err_t choose_epoch_piece(shoal_runtime_t *rt) {
+    if (!strcmp(rt->epoch_piece_text, "auto")) {
+#ifdef OPEN_MPI
+        rt->epoch_piece = 60 << 10;
+#else
+        rt->epoch_piece = 16 << 10;
+#endif
+        return SHOAL_OK;
+    }
+    if (shoal__parse_size(rt->epoch_piece_text, &rt->epoch_piece))
+        return shoal__fail(SHOAL_ERR_INVAL,
+                           "SHOAL_EPOCH_PIECE=\"%s\" is neither auto nor a size (e.g. 16K; 0 = "
+                           "one message)",
+                           rt->epoch_piece_text);
+    return SHOAL_OK;
+}
+
 static shoal_err_t init_at_level(int *argc, char ***argv, int required, int *provided) {
     shoal_runtime_t *rt = &shoal__rt;
     if (rt->initialized) return shoal__fail(SHOAL_ERR_STATE, "Shoal is already initialised");
@@ -212,6 +232,7 @@ static shoal_err_t init_at_level(int *argc, char ***argv, int required, int *pro
                            "SHOAL_COPY_KERNEL=\"%s\" is not auto, memcpy, movsb or backward",
                            rt->copy_kernel);
     shoal__copy_prepare(copy_kernel);
+    SHOAL_TRY(choose_epoch_piece(rt));
     if (rt->debug >= 2) { /* measures every class now (1.5-4 ms), only when asked to print */
         char copies[512];
         shoal__copy_describe(copies, sizeof copies);

@@ -76,9 +76,9 @@ typedef struct epoch {
     int exchange;
     size_t carried_bytes; /* bytes of this epoch's puts waiting to travel in the messages */
     char *xsend, *xrecv;  /* my messages, back to back; one received message */
-    size_t xsend_cap, xrecv_cap;
+    size_t xsend_cap, xrecv_cap, xreqs_cap; /* (xreqs_cap in bytes) */
     size_t *xat;        /* [size + 1] where each member's message starts in xsend */
-    MPI_Request *xreqs; /* [size] my sends */
+    MPI_Request *xreqs; /* my sends: a request per piece of each message */
     uint8_t *xgot;      /* [size] 1: this fence's message from that member is applied */
     uint8_t *xmate;     /* [size] 1: we map each other's words: flags instead of messages */
     uint64_t xseq;      /* exchange fences done */

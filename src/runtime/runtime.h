@@ -61,6 +61,9 @@ typedef struct {
     int epoch_exchange_max;        /* imm_barrier through MPI: teams up to this size exchange
                                     * messages instead of a barrier (epoch/exchange.c) */
     size_t epoch_carry;            /* ... and their puts up to this many bytes travel in them */
+    const char *epoch_piece_text;  /* SHOAL_EPOCH_PIECE as given */
+    size_t epoch_piece;            /* ... and messages go in pieces of at most this many bytes
+                                    * (0: whole; from epoch_piece_text at shoal_init) */
     const char *rb_algo;           /* SHOAL_RMA_BCAST_ALGO: what SHOAL_RMA_BCAST_AUTO means */
     int rb_waiter_us;          /* relay: fixed sleep between polls (the paper's WaiterTimeout) */
     int rb_flush_us;           /* root's wait: fixed sleep between polls (FlushTimeout) */

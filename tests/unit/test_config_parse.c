@@ -1,5 +1,5 @@
 /* Configuration parsing without MPI: sizes with suffixes, bad values, defaults and the table, and
- * a value shoal_init itself refuses (SHOAL_COPY_KERNEL). */
+ * values shoal_init itself refuses (SHOAL_COPY_KERNEL, SHOAL_EPOCH_PIECE). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +94,13 @@ int main(void) {
     shoal_unit_t me;
     CHECK(shoal_myid(&me) != SHOAL_OK, "Shoal must not be initialised after the refusal");
     unsetenv("SHOAL_COPY_KERNEL");
+    /* The same for a fence piece size that is neither auto nor a size. */
+    setenv("SHOAL_EPOCH_PIECE", "big", 1);
+    CHECK(shoal_init(NULL, NULL) == SHOAL_ERR_INVAL, "SHOAL_EPOCH_PIECE=big must fail init");
+    MPI_Initialized(&mpi_up);
+    CHECK(!mpi_up, "a refused SHOAL_EPOCH_PIECE must not start MPI");
+    CHECK(shoal_myid(&me) != SHOAL_OK, "Shoal must not be initialised after the refusal");
+    unsetenv("SHOAL_EPOCH_PIECE");
     if (failures) {
         printf("test_config_parse: FAILED (%d checks)\n", failures);
         return 1;
