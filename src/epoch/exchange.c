@@ -44,7 +44,8 @@
  * receiver learns from the first piece how many bytes follow. */
 #define MSG_HEAD 8
 /* Messages of more pieces than this go whole: measured with MPICH over TCP, 64 pieces of 16 KiB
- * took 1.2x one rendezvous message of 1 MiB, 32 about as long (docs/fence.md, "Pieces"). */
+ * took 1.2x one rendezvous message of 1 MiB, 33 about as long as 512 KiB (docs/fence.md,
+ * "Pieces"). */
 #define PIECES_MAX 32
 #define ENTRY_HEAD 16 /* an entry: [offset in the target's part][length], 8 bytes each */
 
@@ -351,10 +352,15 @@ static shoal_err_t round_applied(epoch_t *e, segment_t *seg) {
     return SHOAL_OK;
 }
 
-/* The largest piece a message of n bytes is sent in (SHOAL_EPOCH_PIECE; n itself: whole). */
+/* The size of the pieces a message of n bytes is sent in (n itself: whole): as few pieces of at
+ * most SHOAL_EPOCH_PIECE as will do, of equal size (the last may be smaller), so that none is a
+ * stray few bytes that costs a message of its own. */
 static size_t piece_of(size_t n) {
     const size_t piece = shoal__rt.epoch_piece;
-    if (piece && n > piece && (n - 1) / piece < PIECES_MAX) return piece;
+    if (piece && n > piece && (n - 1) / piece < PIECES_MAX) {
+        const size_t k = (n - 1) / piece + 1; /* pieces */
+        return (n - 1) / k + 1;
+    }
     return n ? n : 1;
 }
 

@@ -207,7 +207,7 @@ static shoal_err_t choose_epoch_piece(shoal_runtime_t *rt) {
 #ifdef OPEN_MPI
         rt->epoch_piece = 60 << 10;
 #else
-        rt->epoch_piece = 16 << 10;
+        rt->epoch_piece = 18 << 10;
 #endif
         return SHOAL_OK;
     }

@@ -137,7 +137,7 @@ static const cfg_entry_t table[] = {
     {"SHOAL_EPOCH_PIECE", CFG_STRING, "auto",
      "Fences that exchange messages: a member's message longer than this many bytes goes as "
      "pieces of at most this size, so that each travels by MPI's eager protocol (messages of over "
-     "32 pieces go whole; docs/fence.md, \"Pieces\"); auto = 16K with MPICH (UCX over TCP), 60K "
+     "32 pieces go whole; docs/fence.md, \"Pieces\"); auto = 18K with MPICH (UCX over TCP), 60K "
      "with Open MPI (its TCP eager limit is 64 KiB); 0 = one message",
      FIELD(epoch_piece_text), 0, 0},
     {"SHOAL_EPOCH_TEST_SKIP_ORDERING", CFG_BOOL, "0",
