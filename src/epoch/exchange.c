@@ -387,7 +387,8 @@ shoal_err_t shoal__epoch_exchange(epoch_t *e, segment_t *seg) {
                                "the epoch's small puts to member %d add up to %zu B, more than "
                                "one fence message carries (1 GiB): lower SHOAL_EPOCH_COMBINE",
                                (int)j, n);
-        nreqs += (n + piece_of(n) - 1) / piece_of(n);
+        const size_t piece = piece_of(n);
+        nreqs += (n + piece - 1) / piece;
     }
     MPI_Request *reqs = grow(e->xreqs, &e->xreqs_cap, nreqs * sizeof *reqs);
     if (!reqs) return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory for %zu requests", nreqs);
