@@ -288,26 +288,32 @@ static coll_team_t sim_ct;
 static segment_t sim_seg;
 
 /* The node map of case c in sim_ct: ppn units per node, block-wise (the last node may have
- * fewer), as shoalrun --nodes places them. Its arrays grow with the largest team seen. */
+ * fewer), as shoalrun --nodes places them. Its arrays grow with the largest team seen, and are
+ * rebuilt only when the shape changes: the recorder asks once per member (O(p^2) per case when
+ * rebuilt each time, a tenth of the schedule test's time at 4096 units). */
 static int sim_node_map(const sim_case_t *c) {
-    static int32_t *node_of, *by_node, *node_start, cap;
+    static int32_t *node_of, *by_node, *node_start, cap, map_p, map_ppn;
     int32_t p = c->p, ppn = c->ppn > 0 && c->ppn < p ? c->ppn : p;
-    if (p > cap) {
-        int32_t *a = realloc(node_of, (size_t)p * sizeof *a);
-        if (a) node_of = a;
-        int32_t *b = realloc(by_node, (size_t)p * sizeof *b);
-        if (b) by_node = b;
-        int32_t *s = realloc(node_start, ((size_t)p + 1) * sizeof *s);
-        if (s) node_start = s;
-        if (!a || !b || !s) return -1;
-        cap = p;
-    }
     int32_t nn = (p + ppn - 1) / ppn;
-    for (int32_t i = 0; i < p; i++) {
-        node_of[i] = i / ppn;
-        by_node[i] = i;
+    if (p != map_p || ppn != map_ppn) {
+        if (p > cap) {
+            int32_t *a = realloc(node_of, (size_t)p * sizeof *a);
+            if (a) node_of = a;
+            int32_t *b = realloc(by_node, (size_t)p * sizeof *b);
+            if (b) by_node = b;
+            int32_t *s = realloc(node_start, ((size_t)p + 1) * sizeof *s);
+            if (s) node_start = s;
+            if (!a || !b || !s) return -1;
+            cap = p;
+        }
+        for (int32_t i = 0; i < p; i++) {
+            node_of[i] = i / ppn;
+            by_node[i] = i;
+        }
+        for (int32_t n = 0; n <= nn; n++) node_start[n] = n * ppn < p ? n * ppn : p;
+        map_p = p;
+        map_ppn = ppn;
     }
-    for (int32_t n = 0; n <= nn; n++) node_start[n] = n * ppn < p ? n * ppn : p;
     sim_ct.nnodes = nn;
     sim_ct.node_max = ppn;
     sim_ct.node_of = node_of;
@@ -406,13 +412,6 @@ int sim_record(const sim_case_t *c, sim_schedule_t *s, size_t max_events, char *
     }
     rec = s;
     int calls = c->calls > 1 ? c->calls : 1;
-    /* The node map is the same for every member: made once per case, not once per member (that
-     * was O(p^2) per case, a tenth of the schedule test's time at 4096 units). */
-    if (rc == 0 && sim_node_map(c)) {
-        snprintf(why, whylen, "out of memory");
-        rc = -1;
-    }
-    const coll_team_t nodes = sim_ct;
     for (int32_t me = 0; me < p && rc == 0; me++) {
         /* A member's team state (sequence numbers, eager slots and what it has seen of its
          * peers) carries from one call to the next, as on a real team. */
@@ -433,11 +432,11 @@ int sim_record(const sim_case_t *c, sim_schedule_t *s, size_t max_events, char *
         sim_ct.eager_done = eager_done;
         sim_ct.ring_done = ring_done;
         sim_ct.xchg_done = xchg_done;
-        sim_ct.nnodes = nodes.nnodes;
-        sim_ct.node_max = nodes.node_max;
-        sim_ct.node_of = nodes.node_of;
-        sim_ct.by_node = nodes.by_node;
-        sim_ct.node_start = nodes.node_start;
+        if (sim_node_map(c)) {
+            snprintf(why, whylen, "out of memory");
+            rc = -1;
+            break;
+        }
         rec_me = me;
         s->start[me] = s->nev;
         for (int call = 0; call < calls && rc == 0; call++) {
