@@ -177,6 +177,10 @@ shoal_err_t coll_tuning_cache_load(void) {
             shoal__warn("tuning cache: %s skipped (it does not parse; shoal-coll-tune --cache "
                         "rewrites it)",
                         name);
+        else if (err == SHOAL_OK && rt->coll_verbose && rt->myid == 0)
+            /* said even of a file with no rules (the host's built-in choices all won): the run
+             * shows which host file it read, not only the rules that fired */
+            fprintf(stderr, "shoal: unit 0: tuning cache: %s loaded as %s\n", name, origin);
         else if (err == SHOAL_OK)
             shoal__debug("tuning cache: rules of %s loaded", name);
         file = next;
