@@ -25,6 +25,9 @@ static void store_ndirty(size_t n) {
 }
 static size_t dirty_cap;
 static int own_windows; /* live segments with a window of their own (SHOAL_MPI_WINDOWS) */
+/* Whether this MPI's windows are in the unified memory model (a property of the library, the
+ * same on every unit): -1 until the first window tells. */
+static int mpi_unified = -1;
 static pthread_mutex_t dirty_mu = PTHREAD_MUTEX_INITIALIZER; /* the dirty list, for threads */
 static void (*complete_in_flight)(const segment_t *);        /* rma/'s handle completion */
 
@@ -114,11 +117,20 @@ static shoal_err_t create(team_t *t, size_t nbytes, seg_kind_t kind, void *adopt
     }
     int symmetric = kind != SEG_POOL;
     /* A window of its own while every member is under SHOAL_MPI_WINDOWS (the fast MPI path), else
-     * an attachment to the team's dynamic window (no communicator: defect 11). */
-    uint64_t mine[5] = {symmetric ? nbytes : 0, symmetric ? ~(uint64_t)nbytes : 0, last_gen[id],
-                        !ok, own_windows >= shoal__rt.mpi_windows},
-             all[5];
-    int rc = MPI_Allreduce(mine, all, 5, MPI_UINT64_T, MPI_MAX, t->comm);
+     * an attachment to the team's dynamic window (no communicator: defect 11). Shoal's own areas
+     * on a team whose members all share this node, with the direct path on (and windows known to
+     * be unified), get no window at all: every member's part is mapped here, so they are only
+     * touched with loads, stores and CPU atomics (mem/resolve.h), and a window would cost the
+     * team's creation two collective calls and an MPI context id per area, for nothing. */
+    int windowless = kind == SEG_INTERNAL && shoal__rt.direct && t->all_on_node && mpi_unified == 1;
+    uint64_t mine[6] = {symmetric ? nbytes : 0,
+                        symmetric ? ~(uint64_t)nbytes : 0,
+                        last_gen[id],
+                        !ok,
+                        own_windows >= shoal__rt.mpi_windows,
+                        !windowless},
+             all[6];
+    int rc = MPI_Allreduce(mine, all, 6, MPI_UINT64_T, MPI_MAX, t->comm);
     if (rc != MPI_SUCCESS || all[3]) {
         if (s) release(s);
         free(parts);
@@ -144,8 +156,9 @@ static shoal_err_t create(team_t *t, size_t nbytes, seg_kind_t kind, void *adopt
     s->rel_is_abs = t->size == shoal__rt.nunits;
     for (int32_t r = 0; r < t->size && s->rel_is_abs; r++) s->rel_is_abs = t->abs_of_rel[r] == r;
     s->size = nbytes;
-    s->owns_win = all[4] == 0;
-    if (!s->owns_win && t->win == MPI_WIN_NULL) {
+    windowless = all[5] == 0; /* every member can do without */
+    s->owns_win = all[4] == 0 && !windowless;
+    if (!s->owns_win && !windowless && t->win == MPI_WIN_NULL) {
         /* The team's dynamic window is made when its first attachment needs it (every member is
          * here: the choice was agreed above), not with every team: most teams never attach, and
          * a window costs a team creation 3 collectives and one of MPICH's 2,048 context ids. */
@@ -156,7 +169,7 @@ static shoal_err_t create(team_t *t, size_t nbytes, seg_kind_t kind, void *adopt
             return err;
         }
     }
-    s->win = s->owns_win ? MPI_WIN_NULL : t->win;
+    s->win = s->owns_win || windowless ? MPI_WIN_NULL : t->win;
 
     /* Node-shared memory (agreed over the node), then my part attached to the team's window; one
      * allgather tells every member each part's displacement (and, for pools, size) and whether
@@ -170,7 +183,7 @@ static shoal_err_t create(team_t *t, size_t nbytes, seg_kind_t kind, void *adopt
         int node_rank;
         MPI_Comm_rank(t->node_comm, &node_rank);
         s->my_base = s->shm.part_base[node_rank];
-        if (!s->owns_win) {
+        if (s->win != MPI_WIN_NULL) {
             err = xport_win_attach(s->win, s->my_base, nbytes, &disp);
             attached = err == SHOAL_OK;
         }
@@ -207,6 +220,7 @@ static shoal_err_t create(team_t *t, size_t nbytes, seg_kind_t kind, void *adopt
     /* (A property of the MPI library, the same on every member: no agreement needed.) */
     int *model = NULL, flag = 0;
     if (s->win != MPI_WIN_NULL) MPI_Win_get_attr(s->win, MPI_WIN_MODEL, &model, &flag);
+    if (s->win != MPI_WIN_NULL) mpi_unified = flag && *model == MPI_WIN_UNIFIED;
     int unified = s->win == MPI_WIN_NULL || (flag && *model == MPI_WIN_UNIFIED); /* NULL: no MPI */
     int direct = shoal__rt.direct && unified;
     if (shoal__rt.direct && !unified)
@@ -295,7 +309,10 @@ shoal_err_t shoal__segment_free(segment_t *s) {
         pthread_mutex_unlock(&dirty_mu);
         if (rc != MPI_SUCCESS) err = shoal__mpi_fail(rc, "MPI_Win_flush");
     }
-    int rc = MPI_Barrier(s->team->comm); /* every member's operations on it are complete */
+    /* Every member's operations on it are complete before any detaches. Without a window there
+     * is nothing to detach and no operation in flight: a member's loads and stores are done when it
+     * calls this, and one still working in my part uses its own mapping, which outlives mine. */
+    int rc = s->win == MPI_WIN_NULL ? MPI_SUCCESS : MPI_Barrier(s->team->comm);
     if (rc != MPI_SUCCESS && err == SHOAL_OK) err = shoal__mpi_fail(rc, "MPI_Barrier");
     shoal_err_t e = detach_and_release(s);
     return err != SHOAL_OK ? err : e;

@@ -1,7 +1,8 @@
 /* Segments: every collective allocation, each unit's pool, and each team's signal area is a
  * segment. Its memory is allocated once in node-shared memory (xport/shm) and exposed through an
  * MPI window of its own (up to SHOAL_MPI_WINDOWS) or attached to its team's dynamic window, so
- * both paths see the same bytes. */
+ * both paths see the same bytes; Shoal's own areas on a team all on one node, with the direct
+ * path on, have no window (nothing would use it: win is MPI_WIN_NULL, owns_win 0). */
 #ifndef SHOAL_MEM_SEGMENT_H
 #define SHOAL_MEM_SEGMENT_H
 

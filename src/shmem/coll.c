@@ -499,8 +499,9 @@ SHMEM_REDUCE_ARITH_TYPES(SHMEM__DEF_REDUCE_ARITH)
  *  - a Shoal team of exactly its PEs (shoal__team_create_members_if), so later calls run Shoal's
  *    collectives at no extra cost; pSync and pWrk are then ignored (each team keeps its own
  *    signal words and scratch, and sequence numbers keep back-to-back calls apart), nor touched.
- *    A team holds MPI communicators and windows (MPICH has 2,048 context ids per process, about
- *    3 per team), so a PE gives teams to at most SHOAL_SHMEM_ACTIVE_SET_TEAMS sets;
+ *    A team holds MPI communicators (MPICH has 2,048 context ids per process: one per team on
+ *    one node with the direct path, about 3 with windows), so a PE gives teams to at most
+ *    SHOAL_SHMEM_ACTIVE_SET_TEAMS sets;
  *  - past that, on any of its PEs (they agree while the team would be made), the set runs on the
  *    call's pSync (active_psync.c): slower algorithms, but no resources held, so a program may
  *    use any number of active sets. */
