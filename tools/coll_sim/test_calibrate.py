@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""Checks of calibrate.py's pure parts (no machine needed): the parameter file it writes gives a
+collective's wait no relay overhead, and a try is kept only when its parameters and its
+collectives saw the same hand-off regime. Run by CTest (tools.coll_sim.calibrate)."""
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import calibrate  # noqa: E402
+
+
+def main():
+    near = {"L": 0.056, "a": 0.029}
+    far = {"L": 0.265, "a": 0.16}
+    checks = [
+        # session 13's kept runs and this one: L / hand-off 1.2-1.9
+        (calibrate.same_regime("33 ns median", {"L": 0.055}, {"L": 0.061}, True), True),
+        (calibrate.same_regime("157 ns median", {"L": 0.27}, {"L": 0.2605}, True), True),
+        # session 32's wrongly kept try: far parameters around near collectives
+        (calibrate.same_regime("34 ns median", far, far, True), False),
+        # near parameters around far collectives
+        (calibrate.same_regime("157 ns median", near, near, True), False),
+        (calibrate.same_regime("not measured", near, near, True), False),
+        # the MPI path's L is MPI's own: no check
+        (calibrate.same_regime("34 ns median", far, far, False), True),
+    ]
+    bad = [i for i, (got, want) in enumerate(checks) if got != want]
+    loggp = {"L": 0.07, "o": 0.01, "a": 0.04, "g": 0.01, "G": 2e-5, "o_r": 0.55, "G_copy": 2e-5,
+             "reduce_fresh": 7e-5}
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "p.txt")
+        calibrate.write_params(path, "t", loggp, loggp, (0.03, {"barrier": 0.01}), True,
+                               "33 ns median", True)
+        text = open(path).read()
+    o_r = [l for l in text.splitlines() if l.startswith("o_r")]
+    if len(o_r) != 1 or o_r[0].split("#")[0].split("=")[1].strip() != "0":
+        bad.append(f"o_r line: {o_r}")
+    if bad:
+        print(f"test_calibrate: FAILED: {bad}")
+        return 1
+    print(f"test_calibrate: OK ({len(checks)} regime checks, o_r written as 0)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
