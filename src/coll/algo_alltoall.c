@@ -186,13 +186,12 @@ static shoal_err_t exchange(coll_args_t *a, partner_fn partner, int32_t rounds, 
     if (a->kind == COLL_ALLTOALLS && a->nelems && a->p > 1 && (stage || a->sst != 1)) {
         size_t m = stage ? slot_elems(a) : a->nelems;
         if (m > a->nelems) m = a->nelems;
-        pack = malloc(m * a->elem_size);
+        /* the team's local buffer, kept from call to call (no allocation per call) */
+        pack = coll_local_buffer(a, m * a->elem_size);
         if (!pack) return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
     }
-    shoal_err_t err = stage ? exchange_staged(a, partner, rounds, by_barrier, pack)
-                            : exchange_direct(a, partner, rounds, by_barrier, pack);
-    free(pack);
-    return err;
+    return stage ? exchange_staged(a, partner, rounds, by_barrier, pack)
+                 : exchange_direct(a, partner, rounds, by_barrier, pack);
 }
 
 /* Shift: in round r send to me + r (round 0 is myself). */

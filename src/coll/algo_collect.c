@@ -106,7 +106,9 @@ static shoal_err_t collect_recursive_doubling(coll_args_t *a) {
 }
 
 /* Rotates buf left by `left` bytes (buf = X Y with |X| = left becomes Y X). The smaller part
- * goes through a temporary buffer; without memory, three reversals do it in place. */
+ * goes through tmp (the team's local buffer, kept from call to call, as reduce's staging is);
+ * without it (NULL), three reversals do it in place. The rotation moves the result once and its
+ * smaller part twice more, which is why bruck takes 2-4x bruck_norotate's time at 2 units. */
 static void reverse(char *s, size_t n) {
     for (size_t i = 0, j = n; i + 1 < j; i++, j--) {
         char c = s[i];
@@ -114,11 +116,9 @@ static void reverse(char *s, size_t n) {
         s[j - 1] = c;
     }
 }
-static void rotate_left(char *buf, size_t n, size_t left) {
+static void rotate_left(char *buf, size_t n, size_t left, char *tmp) {
     if (!left || left >= n) return;
     size_t right = n - left;
-    size_t small = left < right ? left : right;
-    char *tmp = malloc(small);
     if (tmp && left <= right) {
         shoal__copy(tmp, buf, left);
         shoal__move(buf, buf + left, right);
@@ -132,7 +132,6 @@ static void rotate_left(char *buf, size_t n, size_t left) {
         reverse(buf + left, right);
         reverse(buf, n);
     }
-    free(tmp);
 }
 
 /* Bruck: ceil(log2 p) rounds, any p. Dest holds the blocks rotated so that my own comes first
@@ -152,7 +151,8 @@ static shoal_err_t collect_bruck(coll_args_t *a) {
         SHOAL_TRY(coll_wait(a, W_DATA(from, p), 1)); /* positions d..d+n-1 are here */
     }
     /* Positions 0.. hold blocks me..p-1 then 0..me-1: bring blocks 0..me-1 to the front. */
-    rotate_left(a->dlocal, a->total, a->total - a->offsets[me]);
+    size_t left = a->total - a->offsets[me], right = a->offsets[me];
+    rotate_left(a->dlocal, a->total, left, coll_local_buffer(a, left < right ? left : right));
     return SHOAL_OK;
 }
 
