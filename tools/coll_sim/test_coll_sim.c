@@ -140,21 +140,25 @@ static int test_exact(void) {
         sim_replay(&ms, &prm, &r);
         expect_near("a peer polls my mark", r.deadlock ? -1 : r.time, 2.05);
     }
-    /* Per-byte costs by kind of put: 999 bytes at G (0.5 + 998 x 0.01), 1001 bytes from
-     * big_from = 1000 at G_big = 0.1 (0.5 + 1000 x 0.1), 101 bytes into a peer's scratch at
-     * G_fresh = 0.05 (0.5 + 100 x 0.05). */
+    /* Per-byte costs by kind of put, big_from = 1000: 500 bytes (half of it) at G (0.5 + 499 x
+     * 0.01), 2000 (twice it) at G_big = 0.1 (0.5 + 1999 x 0.1), 1000 at their geometric mean
+     * (0.5 + 999 x sqrt(0.01 x 0.1)), 101 bytes into a peer's scratch at G_fresh = 0.05 (0.5 + 100
+     * x 0.05). */
     {
-        sim_ev_t pev[1] = {{EV_PUT, 1, 0, 999}};
+        sim_ev_t pev[1] = {{EV_PUT, 1, 0, 500}};
         size_t pstart[3] = {0, 1, 1};
         sim_schedule_t ps = {2, pev, 1, 1, pstart, 1, 0};
         sim_params_t prm = test_params();
         prm.big_from = 1000, prm.G_big = 0.1, prm.G_fresh = 0.05;
         sim_result_t r = {0};
         sim_replay(&ps, &prm, &r);
-        expect_near("a put below big_from", r.time, 0.5 + 998 * 0.01);
-        pev[0].n = 1001;
+        expect_near("a put of half big_from", r.time, 0.5 + 499 * 0.01);
+        pev[0].n = 2000;
         sim_replay(&ps, &prm, &r);
-        expect_near("a put from big_from on", r.time, 0.5 + 1000 * 0.1);
+        expect_near("a put of twice big_from", r.time, 0.5 + 1999 * 0.1);
+        pev[0].n = 1000;
+        sim_replay(&ps, &prm, &r);
+        expect_near("a put of big_from", r.time, 0.5 + 999 * sqrt(0.01 * 0.1));
         pev[0].n = 101, pev[0].key = 1;
         sim_replay(&ps, &prm, &r);
         expect_near("a put into a peer's scratch", r.time, 0.5 + 100 * 0.05);
