@@ -218,10 +218,12 @@ static shoal_err_t create(team_t *t, size_t nbytes, seg_kind_t kind, void *adopt
     }
     /* Loads and stores may only bypass MPI when the window's memory model is unified. */
     /* (A property of the MPI library, the same on every member: no agreement needed.) */
-    int *model = NULL, flag = 0;
-    if (s->win != MPI_WIN_NULL) MPI_Win_get_attr(s->win, MPI_WIN_MODEL, &model, &flag);
-    if (s->win != MPI_WIN_NULL) mpi_unified = flag && *model == MPI_WIN_UNIFIED;
-    int unified = s->win == MPI_WIN_NULL || (flag && *model == MPI_WIN_UNIFIED); /* NULL: no MPI */
+    if (s->win != MPI_WIN_NULL) {
+        int *model = NULL, flag = 0;
+        MPI_Win_get_attr(s->win, MPI_WIN_MODEL, &model, &flag);
+        mpi_unified = flag && *model == MPI_WIN_UNIFIED;
+    }
+    int unified = s->win == MPI_WIN_NULL || mpi_unified == 1; /* NULL: no MPI */
     int direct = shoal__rt.direct && unified;
     if (shoal__rt.direct && !unified)
         shoal__warn("segment %u: MPI window is not in the unified memory model: direct path off",

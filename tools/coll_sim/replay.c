@@ -124,7 +124,7 @@ int sim_params_read(const char *path, sim_params_t *prm) {
  * between them the two blended geometrically in log(n), the geometric mean at big_from: the cache
  * holds part of such a working set (session 32: 2-unit collectives of 4 MiB measured 1.5-2x the
  * in-cache figure and a third to a half of the streaming one; the blend took the share of rows
- * within 25 % up by 1-2.4 points on each of five validation runs). */
+ * within 25 % up by 0.9-2.4 points on each of six validation runs). */
 static double per_byte(const sim_params_t *pr, uint64_t n, double in_cache, double streaming) {
     if (!(pr->big_from > 0 && streaming > 0)) return in_cache;
     double lo = pr->big_from / 2, hi = pr->big_from * 2;
