@@ -30,7 +30,9 @@
  *          for the whole run, forked by unit 0: Shoal and MPI measured under the same
  *          background load, issue 12), --touch (every call, Shoal's and MPI's, is preceded by a
  *          write to each cache line of the source and followed by a read of each line of the
- *          result, as in a program; see touch_src).
+ *          result, as in a program; see touch_src), --auto-only (only the selected algorithm,
+ *          the MPI collective and the barrier's hand-off are timed: the table's choices against
+ *          the MPI without the whole sweep).
  * Exit status: 0 when it ran (no performance target fails it); 1 when a call returned an error
  * or moved wrong data; 2 on bad usage. */
 #include <errno.h>
@@ -122,7 +124,7 @@ typedef struct {
 } cell_t;
 
 typedef struct {
-    int quick, batches, only[NK], use_min, touch;
+    int quick, batches, only[NK], use_min, touch, auto_only;
     char touch_sink; /* --touch's reads go here, so that they are made */
     double batch_ns, budget_s, t_start;
     int over_budget;
@@ -402,33 +404,43 @@ static const char *registry_why(int k, const char *algo, size_t s) {
 }
 #endif
 
+/* The algorithms of collective k, as variants from v on (up to MAX_VARS - 2 in all); returns
+ * the next free index. */
+static int add_algorithm_variants(int k, variant_t *v, int n) {
+#if HAVE_REGISTRY
+    int na = 0;
+    const coll_algo_t *g = coll_algos(ckind[k], &na);
+    for (int i = 0; i < na && n < MAX_VARS - 2; i++) {
+        v[n].type = V_ALGO;
+        v[n].algo = g[i].name;
+        snprintf(v[n++].label, sizeof v[0].label, "%s", g[i].name);
+    }
+#else
+    for (int i = 0; known_algos[k][i] && n < MAX_VARS - 2; i++) {
+        /* A name this library does not know is refused at once (SHOAL_ERR_INVAL). */
+        if (shoal_coll_override(kname[k], known_algos[k][i]) != SHOAL_OK) continue;
+        v[n].type = V_ALGO;
+        v[n].algo = known_algos[k][i];
+        snprintf(v[n++].label, sizeof v[0].label, "%s", known_algos[k][i]);
+    }
+    shoal_coll_override(kname[k], NULL);
+#endif
+    return n;
+}
+
 static void build_variants(void) {
     for (int k = 0; k < NK; k++) {
         int n = 0;
         variant_t *v = C.var[k];
         v[n].type = V_AUTO;
         snprintf(v[n++].label, sizeof v[0].label, "auto");
-#if HAVE_REGISTRY
-        int na = 0;
-        const coll_algo_t *g = coll_algos(ckind[k], &na);
-        for (int i = 0; i < na && n < MAX_VARS - 2; i++) {
-            v[n].type = V_ALGO;
-            v[n].algo = g[i].name;
-            snprintf(v[n++].label, sizeof v[0].label, "%s", g[i].name);
-        }
-#else
-        for (int i = 0; known_algos[k][i] && n < MAX_VARS - 2; i++) {
-            /* A name this library does not know is refused at once (SHOAL_ERR_INVAL). */
-            if (shoal_coll_override(kname[k], known_algos[k][i]) != SHOAL_OK) continue;
-            v[n].type = V_ALGO;
-            v[n].algo = known_algos[k][i];
-            snprintf(v[n++].label, sizeof v[0].label, "%s", known_algos[k][i]);
-        }
-        shoal_coll_override(kname[k], NULL);
-#endif
+        /* --auto-only: the selected algorithm against the MPI's, nothing else */
+        if (!C.auto_only) n = add_algorithm_variants(k, v, n);
         if (k == K_BARRIER) {
-            v[n].type = V_SYNC;
-            snprintf(v[n++].label, sizeof v[0].label, "shoal_barrier");
+            if (!C.auto_only) {
+                v[n].type = V_SYNC;
+                snprintf(v[n++].label, sizeof v[0].label, "shoal_barrier");
+            }
             if (C.p >= 2) {
                 v[n].type = V_HANDOFF;
                 snprintf(v[n++].label, sizeof v[0].label, "hand-off");
@@ -916,7 +928,7 @@ static void usage(void) {
     fprintf(stderr,
             "usage: bench_coll [--quick] [--csv FILE] [--compare FILE] [--batches N] "
             "[--batch-us T] [--min-size SIZE] [--max-size SIZE] [--only barrier,broadcast,...] "
-            "[--stat median|min] [--budget SECONDS] [--load N] [--touch]\n");
+            "[--stat median|min] [--budget SECONDS] [--load N] [--touch] [--auto-only]\n");
 }
 
 int main(int argc, char **argv) {
@@ -929,6 +941,8 @@ int main(int argc, char **argv) {
             C.quick = 1;
         else if (!strcmp(argv[i], "--touch"))
             C.touch = 1;
+        else if (!strcmp(argv[i], "--auto-only"))
+            C.auto_only = 1;
         else if (!strcmp(argv[i], "--csv") && i + 1 < argc)
             csv = argv[++i];
         else if (!strcmp(argv[i], "--compare") && i + 1 < argc)
