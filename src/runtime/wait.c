@@ -1,4 +1,5 @@
 #include <sched.h>
+#include <stdio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -11,16 +12,23 @@
  * than 2 us (interrupts). Another job's unit often runs only a few microseconds before it yields
  * back: a threshold of 8 us called 98 % of such probes free and left the long spin in force. */
 #define YIELD_TAKEN_NS 2000
-/* A yield that returns later than this gave the CPU to threads that kept it for several scheduler
- * slices instead of handing it back: programs that compute (a CFS slice is 0.75-4 ms; another
- * 2-unit job's waiter, the case the short spin is for, gives it back within microseconds, or
- * within one slice when it busy-polls). Yielding to them again only costs this unit more slices
- * and nothing we wait for comes of it, so the probe votes long. Measured on the AMD EPYC host
- * (session 25), MPICH, 2 units: with 12 spinning processes spread over the 2 CPUs, broadcast,
- * fcollect and alltoall no slower than MPICH's in 8 of 33 cases when such yields voted short, 26
- * of 33 with this threshold (24 with 1 ms); two co-located 2-unit jobs (bench/colocated, shim):
- * Shoal/MPI 0.50-0.52 before, 0.64-0.65 with 1 ms, 0.52 with 5 ms. */
-#define YIELD_HOG_NS 5000000
+/* A yield that returns later than this gave the CPU to threads that kept it for a scheduler slice
+ * instead of handing it back: programs that compute. The slice is 0.75 ms x (1 + log2 CPUs, up to
+ * 8) under CFS and EEVDF alike (1.5 ms on 2 CPUs, 3 ms from 8), ended at the next tick; another
+ * job's waiter, the case the short spin is for, gives the CPU back within microseconds, or
+ * after its long spin (4096 paused polls, 0.1-0.3 ms). Yielding to programs that compute only
+ * costs this unit slices and nothing we wait for comes of it, so the probe votes long.
+ * History: 5 ms from session 25 (AMD EPYC family 25 model 1, where such yields took a round of
+ * 12-20 ms). Session 33, the same host kind (kernel 6.18, EEVDF): a spinner's turn often took
+ * 2.5-5 ms (27 % of the probes with 12 spinners, 12-14 % with one), so those probes voted short,
+ * the short spin took over and yielded every poll to the spinners. Shoal/MPI, mean time per call
+ * over seconds (bench_load, Open MPI, 2 units, 19 rows of barrier, broadcast, fcollect, alltoall at
+ * 8 B-1 MiB): with 12 spinners, 4.73 (no slower in 2 of 19) at 5 ms and 0.15 (18 of 19) at 1 ms;
+ * with one spinner, 1.26 (8 of 13) and 0.33 (13 of 13). Two co-located 2-unit jobs
+ * (bench/colocated, two rounds each): no change beyond the runs' noise (Shoal/MPI 0.44-0.65 at 5
+ * ms, 0.47-0.57 at 1 ms); their probes' yields took under 20 us in 97-99 % of cases, 1-5 ms in
+ * 0.05-0.7 %. */
+#define YIELD_HOG_NS 1000000
 /* The score at which the short spin takes over, and at which the long one comes back (apart, so
  * the mode does not flip with every vote), and its ceiling. A short vote adds 2 and a long one
  * takes 1 away: holding a CPU somebody wants costs them a scheduler slice, a yield nobody takes
@@ -37,6 +45,15 @@
  * on the AMD EPYC host), so probing at most every 16-512 ms bounds what the probes lose. */
 #define PROBE_BACKOFF_MIN_NS 16000000u
 #define PROBE_BACKOFF_MAX_NS 512000000u
+
+const uint64_t shoal__spin_probe_class_below[SHOAL_SPIN_PROBE_CLASSES - 1] = {
+    YIELD_TAKEN_NS, 20000, 200000, YIELD_HOG_NS, 2500000, 5000000};
+
+int shoal__spin_probe_class(uint64_t yield_ns) {
+    int c = 0;
+    while (c < SHOAL_SPIN_PROBE_CLASSES - 1 && yield_ns >= shoal__spin_probe_class_below[c]) c++;
+    return c;
+}
 
 static struct {
     int enabled; /* a CPU per unit, SHOAL_SPIN_ADAPTIVE=1, and two budgets to choose from */
@@ -127,6 +144,8 @@ static void probe_yield(void) {
     int now_short =
         shoal__spin_adapt_vote(&adapt.decision, shoal__spin_adapt_judge(after - before));
     shoal__spin_adapt_after_probe(&adapt.decision, after, after - before);
+    __atomic_fetch_add(&adapt.decision.took[shoal__spin_probe_class(after - before)], 1,
+                       __ATOMIC_RELAXED);
     set_spin(now_short);
 }
 
@@ -225,4 +244,17 @@ void shoal__wait_report(void) {
                  __atomic_load_n(&d->switches, __ATOMIC_RELAXED),
                  __atomic_load_n(&d->skipped, __ATOMIC_RELAXED),
                  shoal__spin_adapt_short(d) ? "short" : "long");
+    char line[256];
+    int at = 0;
+    for (int c = 0; c < SHOAL_SPIN_PROBE_CLASSES && at < (int)sizeof line; c++) {
+        const uint64_t *below = shoal__spin_probe_class_below;
+        unsigned long n = __atomic_load_n(&d->took[c], __ATOMIC_RELAXED);
+        if (c < SHOAL_SPIN_PROBE_CLASSES - 1)
+            at += snprintf(line + at, sizeof line - at, "%s under %.0f us: %lu", c ? "," : "",
+                           below[c] / 1e3, n);
+        else
+            at += snprintf(line + at, sizeof line - at, ", %.0f us or more: %lu",
+                           below[c - 1] / 1e3, n);
+    }
+    shoal__debug("adaptive spin: probes' yields took%s", line);
 }

@@ -30,6 +30,13 @@ void shoal__wait_report(void);
  * spinning on costs nothing: a long vote; one that came back only after several scheduler slices
  * says computing programs took it, which gain nothing from our yields: a long vote too. */
 enum { SHOAL_SPIN_VOTE_LONG = 0, SHOAL_SPIN_VOTE_SHORT = 1 };
+/* For the report (SHOAL_DEBUG=2): the probes' yields by duration, in classes with these upper
+ * bounds in ns (the last open), so that a host's or kernel's scheduler shows what the thresholds
+ * below meet there. */
+#define SHOAL_SPIN_PROBE_CLASSES 7
+extern const uint64_t shoal__spin_probe_class_below[SHOAL_SPIN_PROBE_CLASSES - 1];
+/* The class of a yield of yield_ns. */
+int shoal__spin_probe_class(uint64_t yield_ns);
 typedef struct {
     int state;               /* score | short_mode << 8, changed by compare-and-swap */
     unsigned long votes[2];  /* by kind, for the report */
@@ -37,10 +44,11 @@ typedef struct {
     uint64_t probe_after_ns; /* the long spin's waits skip their probe until then (0: none) */
     uint64_t backoff_ns;     /* the current pause between probes after hog yields (0: none) */
     unsigned long skipped;   /* long-spin probes skipped, for the report */
+    unsigned long took[SHOAL_SPIN_PROBE_CLASSES]; /* probes by how long their yield took */
 } shoal_spin_adapt_t;
 /* The vote of a probe whose yield took yield_ns: short when another thread ran and gave the CPU
- * back (over 2 us, under 5 ms: a waiter of another job, which our spinning would delay); long when
- * nobody ran, and when threads kept the CPU for several scheduler slices (5 ms or more: computing
+ * back (over 2 us, under 1 ms: a waiter of another job, which our spinning would delay); long when
+ * nobody ran, and when threads kept the CPU for a scheduler slice (1 ms or more: computing
  * programs, to which yielding only gives our slices away). */
 int shoal__spin_adapt_judge(uint64_t yield_ns);
 /* Records one vote; returns 1 when the short spin is now in force, 0 for the long one. */
@@ -48,7 +56,7 @@ int shoal__spin_adapt_vote(shoal_spin_adapt_t *a, int vote);
 /* Probing under programs that compute costs a round of their slices per probe: the yield gives
  * the CPU to one of them for its whole slice (14 runnable processes on 2 CPUs: every 1 MiB
  * fcollect waited 12-20 ms at its probe, against 70 us unloaded). So after a probe whose yield
- * took 5 ms or more the long spin's waits stop probing for a while, 16 ms at first, twice as long
+ * took 1 ms or more the long spin's waits stop probing for a while, 16 ms at first, twice as long
  * after each further such probe up to 512 ms; a probe that finds anything else ends it. */
 void shoal__spin_adapt_after_probe(shoal_spin_adapt_t *a, uint64_t now_ns, uint64_t yield_ns);
 /* Whether a long-spin wait may probe at now_ns (needs the clock only while a pause is on). */

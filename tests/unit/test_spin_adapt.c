@@ -11,7 +11,13 @@ int main(void) {
     /* the probe's judgement of a yield's duration */
     CHECK(shoal__spin_adapt_judge(500) == SHOAL_SPIN_VOTE_LONG, "a yield nobody took: long");
     CHECK(shoal__spin_adapt_judge(10000) == SHOAL_SPIN_VOTE_SHORT, "10 us taken: short");
-    CHECK(shoal__spin_adapt_judge(3000000) == SHOAL_SPIN_VOTE_SHORT, "one slice taken: short");
+    CHECK(shoal__spin_adapt_judge(500000) == SHOAL_SPIN_VOTE_SHORT,
+          "500 us taken (another job's long spin): short");
+    CHECK(shoal__spin_adapt_judge(999999) == SHOAL_SPIN_VOTE_SHORT, "just under 1 ms: short");
+    CHECK(shoal__spin_adapt_judge(1000000) == SHOAL_SPIN_VOTE_LONG,
+          "1 ms: a scheduler slice of a program that computes: long");
+    CHECK(shoal__spin_adapt_judge(3000000) == SHOAL_SPIN_VOTE_LONG,
+          "a 2.5-5 ms spinner's turn (EEVDF, 2 CPUs): long");
     CHECK(shoal__spin_adapt_judge(20000000) == SHOAL_SPIN_VOTE_LONG,
           "20 ms of other programs' slices: long");
     shoal_spin_adapt_t a = {0};
@@ -50,9 +56,10 @@ int main(void) {
     CHECK(shoal__spin_adapt_may_probe(&b, t0), "probes at first");
     shoal__spin_adapt_after_probe(&b, t0, 500);
     CHECK(shoal__spin_adapt_may_probe(&b, t0) && b.backoff_ns == 0, "a free yield: no pause");
+    shoal__spin_adapt_after_probe(&b, t0, ms / 2);
+    CHECK(shoal__spin_adapt_may_probe(&b, t0) && b.backoff_ns == 0,
+          "another job's waiter took 500 us: no pause");
     shoal__spin_adapt_after_probe(&b, t0, 3 * ms);
-    CHECK(shoal__spin_adapt_may_probe(&b, t0) && b.backoff_ns == 0, "one slice taken: no pause");
-    shoal__spin_adapt_after_probe(&b, t0, 20 * ms);
     CHECK(!shoal__spin_adapt_may_probe(&b, t0 + 15 * ms), "a hog yield pauses the probes");
     CHECK(shoal__spin_adapt_may_probe(&b, t0 + 16 * ms), "for 16 ms");
     uint64_t t = t0 + 16 * ms, want = 32 * ms;
@@ -70,6 +77,16 @@ int main(void) {
     shoal__spin_adapt_after_probe(&b, t, 20 * ms);
     CHECK(b.backoff_ns == 16 * ms, "the next hog starts from 16 ms again: %lu",
           (unsigned long)b.backoff_ns);
+    /* the report's classes of probe durations: bounds belong to the class above them */
+    CHECK(shoal__spin_probe_class(0) == 0 && shoal__spin_probe_class(1999) == 0, "under 2 us");
+    CHECK(shoal__spin_probe_class(2000) == 1, "2 us: class 1");
+    CHECK(shoal__spin_probe_class(1500000) == 4, "1.5 ms: class 4");
+    CHECK(shoal__spin_probe_class(999999) == 3 && shoal__spin_probe_class(1000000) == 4,
+          "the hog bound: %d %d", shoal__spin_probe_class(999999),
+          shoal__spin_probe_class(1000000));
+    CHECK(shoal__spin_probe_class(4999999) == 5 && shoal__spin_probe_class(5000000) == 6,
+          "5 ms: %d %d", shoal__spin_probe_class(4999999), shoal__spin_probe_class(5000000));
+    CHECK(shoal__spin_probe_class(UINT64_MAX) == SHOAL_SPIN_PROBE_CLASSES - 1, "the open class");
     printf("test_spin_adapt: %s\n", failures ? "FAILED" : "OK");
     return failures ? 1 : 0;
 }
