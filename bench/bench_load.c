@@ -216,8 +216,8 @@ int main(int argc, char **argv) {
         printf("## bench_load: %s, %d units, %s\n\n", bench_mpi_name(), B.p, cpu);
         const char *direct = getenv("SHOAL_DIRECT");
         printf("- MPI library: %s; SHOAL_DIRECT=%s\n", bench_mpi_name(), direct ? direct : "1");
-        printf("- background load: %d other processes spinning on every CPU for the whole run\n",
-               load);
+        printf("- background load: %d other process%s spinning on every CPU for the whole run\n",
+               load, load == 1 ? "" : "es");
         printf("- load average at start: %.2f\n", bench_loadavg());
         printf("- each figure: the slowest unit's time in the calls over the calls made, in us, "
                "over %.2f s of calls per variant and round, %d round(s), Shoal and MPI "
@@ -281,9 +281,9 @@ int main(int argc, char **argv) {
         printf("\n### Summary\n\n");
         printf("- MPI library: %s\n", bench_mpi_name());
         if (rows)
-            printf("- under a load of %d spinning processes: Shoal/MPI geometric mean %.2f; Shoal "
+            printf("- under a load of %d spinning process%s: Shoal/MPI geometric mean %.2f; Shoal "
                    "no slower in %d of %d rows\n",
-                   load, exp(log_sum / rows), no_slower, rows);
+                   load, load == 1 ? "" : "es", exp(log_sum / rows), no_slower, rows);
         if (failures) printf("- %d collective(s) failed their check: not timed\n", failures);
         if (csvf) fclose(csvf);
         bench_load_stop();
