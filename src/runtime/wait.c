@@ -140,12 +140,10 @@ static void probe_yield(void) {
     shoal__progress_poke();
     uint64_t before = now_ns();
     sched_yield();
-    uint64_t after = now_ns();
-    int now_short =
-        shoal__spin_adapt_vote(&adapt.decision, shoal__spin_adapt_judge(after - before));
-    shoal__spin_adapt_after_probe(&adapt.decision, after, after - before);
-    __atomic_fetch_add(&adapt.decision.took[shoal__spin_probe_class(after - before)], 1,
-                       __ATOMIC_RELAXED);
+    uint64_t after = now_ns(), took = after - before;
+    int now_short = shoal__spin_adapt_vote(&adapt.decision, shoal__spin_adapt_judge(took));
+    shoal__spin_adapt_after_probe(&adapt.decision, after, took);
+    __atomic_fetch_add(&adapt.decision.took[shoal__spin_probe_class(took)], 1, __ATOMIC_RELAXED);
     set_spin(now_short);
 }
 

@@ -27,8 +27,8 @@ void shoal__wait_report(void);
  * that outlasts the short spin yields once there and times it: a yield that ran another thread in
  * between says something else wants this CPU, so a long spin would hold it from them (and often
  * from the very unit we wait for): a short vote; one that came straight back says nobody does, so
- * spinning on costs nothing: a long vote; one that came back only after several scheduler slices
- * says computing programs took it, which gain nothing from our yields: a long vote too. */
+ * spinning on costs nothing: a long vote; one that came back only after a scheduler slice says
+ * computing programs took it, which gain nothing from our yields: a long vote too. */
 enum { SHOAL_SPIN_VOTE_LONG = 0, SHOAL_SPIN_VOTE_SHORT = 1 };
 /* For the report (SHOAL_DEBUG=2): the probes' yields by duration, in classes with these upper
  * bounds in ns (the last open), so that a host's or kernel's scheduler shows what the thresholds
