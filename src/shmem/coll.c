@@ -379,6 +379,8 @@ static shoal_err_t c_reduce(const cteam_t *c, void *dest, const void *source, si
  * collective it first completes the caller's MPI-level RMA (a flush, which on the direct path has
  * nothing to do), but it does not wait for a context's outstanding non-blocking operations, which
  * is what the specification leaves out of a sync. */
+static void barrier_all(void);
+
 void shmem_barrier_all(void) {
     /* The world of 2 PEs in shared memory with nothing pending on the default context and no MPI
      * operation outstanding (its quiet has nothing to do: the direct path's puts and atomics are
@@ -391,6 +393,10 @@ void shmem_barrier_all(void) {
         shoal__pair_run(all, all->barrier_pair);
         return;
     }
+    barrier_all(); /* a call of its own: the path above saves no registers (src/coll/api.c) */
+}
+
+__attribute__((noinline)) static void barrier_all(void) {
     SHMEM_ENTER("shmem_barrier_all");
     if (!shmem__ready()) return;
     shmem_quiet();
