@@ -15,6 +15,10 @@
  * shmem_barrier_all): a set that is not the whole world, which Shoal serves with a team of its
  * own, or on the program's pSync past SHOAL_SHMEM_ACTIVE_SET_TEAMS (docs/openshmem.md).
  *
+ * Ping-pong (OpenSHMEM 1.5): "pingpong_*", 8 bytes and a signal each way between PEs 0 and 1,
+ * waited for in the library's loop or in the program's own around a test or a fetch, against a
+ * floor of plain stores and loads through shmem_ptr.
+ *
  * Output: one line per figure, "RESULT <figure> <bytes> <ns>", then nothing else on stdout from
  * PE 0 (progress goes to stderr). Built with Shoal it also measures Shoal's native call for the
  * same operation ("native_*" figures), so the face's own cost shows. Needs at least 2 PEs: PE 0
@@ -247,6 +251,87 @@ static void bench_collectives(void) {
     }
 }
 
+#if SHMEM_MAJOR_VERSION * 10 + SHMEM_MINOR_VERSION >= 15
+/* An 8-byte ping-pong between PEs 0 and 1 (the others wait in the barrier): each side puts the
+ * round number into the peer's data word with its signal (shmem_uint64_put_signal) and waits for
+ * the peer's by one of OpenSHMEM's ways to wait: in the library's loop (signal_wait_until) or in
+ * the program's own loop around a test or a fetch, as programs write them. The floor: the same
+ * through shmem_ptr with plain stores and loads, where the peer's memory is mapped. One-way time
+ * (round trip / 2); the data is checked every round. */
+enum { PP_WAIT_UNTIL, PP_TEST, PP_ATOMIC_FETCH, PP_SIGNAL_FETCH, PP_FLOOR, PP_N };
+static const char *const pp_names[PP_N] = {
+    "pingpong_signal_wait_until", "pingpong_test_loop", "pingpong_atomic_fetch_loop",
+    "pingpong_signal_fetch_loop", "pingpong_floor_shmem_ptr"};
+
+static void pp_wait(int how, uint64_t *sig, uint64_t want) {
+    switch (how) {
+    case PP_WAIT_UNTIL:
+        shmem_signal_wait_until(sig, SHMEM_CMP_EQ, want);
+        break;
+    case PP_TEST:
+        while (!shmem_uint64_test(sig, SHMEM_CMP_EQ, want)) continue;
+        break;
+    case PP_ATOMIC_FETCH:
+        while (shmem_uint64_atomic_fetch(sig, me) != want) continue;
+        break;
+    case PP_SIGNAL_FETCH:
+        while (shmem_signal_fetch(sig) != want) continue;
+        break;
+    default:
+        while (__atomic_load_n(sig, __ATOMIC_ACQUIRE) != want) continue;
+        break;
+    }
+}
+
+static void pp_send(int how, uint64_t *data, uint64_t *sig, uint64_t v, uint64_t *peer_data,
+                    uint64_t *peer_sig) {
+    if (how == PP_FLOOR) {
+        __atomic_store_n(peer_data, v, __ATOMIC_RELAXED);
+        __atomic_store_n(peer_sig, v, __ATOMIC_RELEASE);
+    } else {
+        shmem_uint64_put_signal(data, &v, 1, sig, v, SHMEM_SIGNAL_SET, 1 - me);
+    }
+}
+
+static void bench_pingpong(void) {
+    /* per method a data line and a signal line, 64 bytes apart */
+    uint64_t *words = shmem_calloc((size_t)PP_N * 16, sizeof(uint64_t));
+    static int ok_src, ok_all;
+    int reps = reps_for(8, 2000), bad = 0;
+    for (int m = 0; m < PP_N; m++) {
+        uint64_t *data = words + 16 * m, *sig = data + 8, *peer_data = NULL, *peer_sig = NULL;
+        if (m == PP_FLOOR) { /* every PE must agree to run it */
+            if (me < 2) {
+                peer_data = shmem_ptr(data, 1 - me);
+                peer_sig = shmem_ptr(sig, 1 - me);
+            }
+            ok_src = me >= 2 || (peer_data && peer_sig);
+            shmem_barrier_all();
+            shmem_int_min_reduce(SHMEM_TEAM_WORLD, &ok_all, &ok_src, 1);
+            if (!ok_all) continue;
+        }
+        uint64_t v = 0;
+        double t[64];
+        for (int b = 0; b < batches; b++) {
+            shmem_barrier_all();
+            double t0 = now_ns();
+            for (int r = 0; r < reps && me < 2; r++) {
+                v++;
+                if (me == 0) pp_send(m, data, sig, v, peer_data, peer_sig);
+                pp_wait(m, sig, v);
+                bad += __atomic_load_n(data, __ATOMIC_RELAXED) != v;
+                if (me == 1) pp_send(m, data, sig, v, peer_data, peer_sig);
+            }
+            t[b] = (now_ns() - t0) / reps / 2;
+        }
+        shmem_barrier_all();
+        result(pp_names[m], 8, median(t, batches));
+    }
+    check(bad == 0, "pingpong");
+    shmem_free(words);
+}
+#endif
+
 /* The SHCOLL paper's evaluation patterns (figures 6-12: section 6), over all PEs. Each loop has
  * the barrier_all the paper's loops have (the pSync arming of OpenSHMEM 1.4). Sizes are the
  * paper's, per PE, up to max_bytes (its 256 MiB broadcast is left out). */
@@ -383,6 +468,9 @@ int main(int argc, char **argv) {
     if (set_size == 0) {
         set_size = npes;
         bench_latency();
+#if SHMEM_MAJOR_VERSION * 10 + SHMEM_MINOR_VERSION >= 15
+        bench_pingpong();
+#endif
         bench_bandwidth();
     } else if (set_size < 1 || set_size > npes) {
         if (me == 0) fprintf(stderr, "bench_shmem: --set %d: needs 1..%d\n", set_size, npes);
