@@ -27,27 +27,6 @@ static inline shoal_err_t update(const shoal_target_t *t, uint64_t value, shoal_
     return update_mpi(t->seg, t->rank, t->disp, value, op);
 }
 
-/* Both the data and a CPU-atomic signal word mapped here: the data's stores, the signal with
- * release order (never seen before the data, on any CPU), then one full fence, so that both are
- * complete at the target on return as a blocking put's data is. The blocking put's own fence
- * between the two made the data's line and the signal's move one after the other: an 8-byte
- * put-with-signal ping-pong took 1.6-2.2x a floor of plain stores through shmem_ptr (Intel Xeon
- * family 6 model 106, bench_shmem "pingpong_*", session 34). Returns 0, having done nothing,
- * otherwise. */
-static inline int put_signal_direct(const shoal_target_t *data, const void *src, size_t n,
-                                    const shoal_target_t *sig, uint64_t value,
-                                    shoal_signal_op_t op) {
-    if ((n && !data->addr) || !sig->addr || !sig->seg->atomics_direct) return 0;
-    if (n) shoal__copy_bytes(data->addr, src, n);
-    uint64_t *word = (uint64_t *)(void *)sig->addr;
-    if (op == SHOAL_SIGNAL_SET)
-        __atomic_store_n(word, value, __ATOMIC_RELEASE);
-    else
-        __atomic_fetch_add(word, value, __ATOMIC_RELEASE);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    return 1;
-}
-
 shoal_err_t shoal_put_signal(shoal_gptr_t dest, const void *src, size_t nbytes, shoal_gptr_t sig,
                              uint64_t value, shoal_signal_op_t op) {
     SHOAL_ENTER("shoal_put_signal");
@@ -63,7 +42,7 @@ shoal_err_t shoal_put_signal(shoal_gptr_t dest, const void *src, size_t nbytes, 
     shoal_target_t data = {0}, signal = {0};
     SHOAL_TRY(shoal__resolve(dest, nbytes, &data));
     SHOAL_TRY(resolve_signal(sig, &signal));
-    if (put_signal_direct(&data, src, nbytes, &signal, value, op)) return SHOAL_OK;
+    if (shoal__put_signal_direct(&data, src, nbytes, &signal, value, op)) return SHOAL_OK;
     if (nbytes) SHOAL_TRY(shoal__put(&data, src, nbytes)); /* complete at the target */
     return update(&signal, value, op);
 }

@@ -21,6 +21,7 @@
 
 static int n_ops = 1000;
 static long sym_word[8]; /* a global: symmetric for the OpenSHMEM face */
+static uint64_t sym_data[8], sym_sig[8];
 
 /* Runs body k times with instrumentation on, dumps the counts as "<name>.<k>", then runs after
  * (completing what body started, outside the measurement). */
@@ -107,6 +108,11 @@ int main(int argc, char **argv) {
     MEASURE("shoal_get8", shoal_get(&out, g, 8));
     MEASURE("shoal_fetch_add", shoal_fetch_add_i64(g, 1, &old));
     MEASURE("shoal_signal_add", shoal_signal(sig, 1, SHOAL_SIGNAL_ADD));
+    MEASURE("shoal_put8_signal", shoal_put_signal(g, &v, 8, sig, 1, SHOAL_SIGNAL_SET));
+    MEASURE("shmem_put8_signal",
+            shmem_uint64_put_signal(sym_data, &v, 1, sym_sig, 1, SHMEM_SIGNAL_SET, 0));
+    MEASURE("shmem_signal_fetch", out = shmem_signal_fetch(sym_sig));
+    MEASURE("shmem_test", out = (uint64_t)shmem_uint64_test(sym_sig, SHMEM_CMP_EQ, 1));
     shoal_handle_t h = SHOAL_HANDLE_NULL; /* the direct path gives no handle */
     MEASURE("shoal_put8_nb", shoal_put_nb(g, &v, 8, &h));
     MEASURE("shmem_put8", shmem_long_put(sym_word, (long *)&v, 1, 0));
