@@ -474,6 +474,30 @@ extern __inline__ __attribute__((__gnu_inline__, __always_inline__)) void shmem_
 }
 #endif
 
+/* In line, not part of the interface: shmem_signal_fetch of a word of this PE's symmetric memory
+ * while its words are CPU atomics (every PE on this node, the direct path): one load. Programs
+ * poll it in loops of their own, and on an Intel Xeon a library call per poll cost the waiter
+ * 30-50 ns of each hand-off (docs/openshmem.md, "Performance"). The library publishes the heap's
+ * and the data's extents here at shmem_init (sizes 0 otherwise); any other address, a misaligned
+ * one, or a call before shmem_init goes to the library's routine, which reports it. Define
+ * SHMEM_NO_INLINE to always call the library. &shmem_signal_fetch is the library's routine. */
+extern uintptr_t shmem__local_words_base[2]; /* heap, data: where my symmetric words start */
+extern size_t shmem__local_words_size[2];    /* their bytes; 0 while not CPU-atomic here */
+uint64_t shmem__signal_fetch_slow(const uint64_t *sig_addr); /* the library's routine */
+#if defined(__GNUC__) && defined(__OPTIMIZE__) && !defined(SHMEM_NO_INLINE) &&                     \
+    !defined(SHOAL__BUILDING_LIBRARY)
+extern __inline__ __attribute__((__gnu_inline__, __always_inline__)) uint64_t
+shmem_signal_fetch(const uint64_t *sig_addr) {
+    uintptr_t a = (uintptr_t)sig_addr;
+    for (int r = 0; r < 2; r++) {
+        size_t size = __atomic_load_n(&shmem__local_words_size[r], __ATOMIC_RELAXED);
+        if (size >= 8 && (a & 7) == 0 && a - shmem__local_words_base[r] <= size - 8)
+            return __atomic_load_n(sig_addr, __ATOMIC_SEQ_CST);
+    }
+    return shmem__signal_fetch_slow(sig_addr);
+}
+#endif
+
 /* ---- Distributed locking --------------------------------------------------------------------- */
 void shmem_set_lock(long *lock);
 void shmem_clear_lock(long *lock);

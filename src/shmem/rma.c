@@ -398,12 +398,38 @@ void shmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems, uint
     put_signal_bytes(SHMEM_CTX_DEFAULT, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
+/* shmem.h's in-line shmem_signal_fetch reads these: my symmetric words' extents while remote PEs
+ * update them with CPU atomics (sizes 0 otherwise, and outside shmem_init .. shmem_finalize). */
+uintptr_t shmem__local_words_base[2];
+size_t shmem__local_words_size[2];
+
+void shmem__local_words_publish(int on) {
+    const shmem_region_t *regions[2] = {&shmem__heap, &shmem__data};
+    for (int r = 0; r < 2; r++) {
+        const shmem_region_t *g = regions[r];
+        int direct = on && g->seg && g->seg->atomics_direct;
+        __atomic_store_n(&shmem__local_words_size[r], 0, __ATOMIC_RELAXED);
+        shmem__local_words_base[r] = direct ? (uintptr_t)g->base : 0;
+        __atomic_store_n(&shmem__local_words_size[r], direct ? g->size : 0, __ATOMIC_RELEASE);
+    }
+}
+
+/* The library's routine behind shmem.h's in-line shmem_signal_fetch. */
+uint64_t shmem__signal_fetch_slow(const uint64_t *sig_addr) {
+    return shmem_signal_fetch(sig_addr);
+}
+
 /* shmem_signal_fetch's path for what its fast path leaves: reports what is wrong, MPI atomics. */
 static __attribute__((noinline, cold)) uint64_t signal_fetch_slow(const uint64_t *sig_addr) {
     shoal_target_t t = {0};
     uint64_t v = 0;
     if (!shmem__ready() || shmem__target(sig_addr, sizeof v, (int)shoal__rt.myid, &t) != SHOAL_OK)
         return 0;
+    if ((uintptr_t)sig_addr & 7) {
+        shoal__fail(SHOAL_ERR_ALIGN, "the signal word at %p is not 8-byte aligned",
+                    (const void *)sig_addr);
+        return 0;
+    }
     shoal__amo(&t, AMO_LOAD, SHOAL_OP_SUM, SHOAL_UINT64, NULL, NULL, &v);
     return v;
 }

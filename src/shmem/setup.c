@@ -81,6 +81,7 @@ static int init_common(int requested, int *provided) {
     }
     shmem__initialized = 1;
     shmem__quiet_idle_set(1);
+    shmem__local_words_publish(1);
     if (!exit_hook_set) {
         on_exit(finalize_at_exit, NULL);
         exit_hook_set = 1;
@@ -132,6 +133,7 @@ void shmem_finalize(void) {
     shoal__current_call = "shmem_finalize";
     shmem__ctx_finalize();
     shmem__active_sets_finalize();
+    shmem__local_words_publish(0);
     shmem__symmetric_finalize();
     shmem__teams_finalize();
     shmem__quiet_idle_set(0);
@@ -148,6 +150,7 @@ void shmem_global_exit(int status) {
      * MPI_Abort may leave through exit() in this process: Shoal's exit guard must not replace
      * the status with its own abort. */
     shmem__quiet_idle_set(0);
+    shmem__local_words_publish(0);
     shmem__initialized = 0;
     shoal__exit_guard_disarm();
     MPI_Abort(MPI_COMM_WORLD, status);

@@ -27,6 +27,10 @@ typedef struct {
 
 extern shmem_region_t shmem__heap, shmem__data;
 
+/* Publishes (on) or withdraws (0) my symmetric words' extents for shmem.h's in-line
+ * shmem_signal_fetch (rma.c). */
+void shmem__local_words_publish(int on);
+
 /* The region holding [addr, addr + nbytes), or NULL. */
 static inline const shmem_region_t *shmem__region_of(const void *addr, size_t nbytes) {
     const char *p = (const char *)addr;

@@ -23,6 +23,7 @@ static void expect(const char *what, const char *routine, int unit, const char *
 }
 
 int g_target[4] = {5, 6, 7, 8};
+uint64_t g_signal[2] = {9, 0};
 
 static void before_init(void) {
     int v;
@@ -66,6 +67,18 @@ static void before_init(void) {
     shmem_quiet();
     test_capture_end();
     expect("shmem_quiet before init", "shmem_quiet", -1, "shmem_init");
+    /* shmem_signal_fetch and shmem_test are in line in part (shmem.h, p2p.c): the slow path
+     * still reports. */
+    test_capture_begin();
+    uint64_t sv = shmem_signal_fetch(&g_signal[0]);
+    test_capture_end();
+    expect("shmem_signal_fetch before init", "shmem_signal_fetch", -1, "shmem_init");
+    CHECK(sv == 0, "shmem_signal_fetch before init returned %llu", (unsigned long long)sv);
+    test_capture_begin();
+    v = shmem_uint64_test(&g_signal[0], SHMEM_CMP_EQ, 9);
+    test_capture_end();
+    expect("shmem_uint64_test before init", "shmem_uint64_test", -1, "shmem_init");
+    CHECK(v == 0, "shmem_uint64_test before init returned %d", v);
     CHECK(g_target[0] == 5 && g_target[1] == 6 && g_target[2] == 7,
           "a call before init changed memory: %d %d %d", g_target[0], g_target[1], g_target[2]);
 }
@@ -129,6 +142,39 @@ int main(void) {
     test_capture_end();
     expect("atomic_fetch_inc on PE n_pes", "shmem_int_atomic_fetch_inc", t_me, NULL);
     (void)f;
+    /* Polled reads in line (shmem.h's shmem_signal_fetch, shmem_test's fast path): a stack
+     * address, a misaligned symmetric one and a bad comparison still go to the library, which
+     * reports them and answers 0; a good one reads the word. */
+    uint64_t stack_sig = 9;
+    test_capture_begin();
+    uint64_t sv = shmem_signal_fetch(&stack_sig);
+    test_capture_end();
+    expect("signal_fetch of a stack address", "shmem_signal_fetch", t_me, NULL);
+    CHECK(sv == 0, "signal_fetch of a stack address returned %llu", (unsigned long long)sv);
+    test_capture_begin();
+    sv = shmem_signal_fetch((const uint64_t *)(const void *)((const char *)&g_signal[0] + 4));
+    test_capture_end();
+    expect("signal_fetch of a misaligned word", "shmem_signal_fetch", t_me, NULL);
+    CHECK(sv == 0, "signal_fetch of a misaligned word returned %llu", (unsigned long long)sv);
+    test_capture_begin();
+    int tv = shmem_uint64_test(&stack_sig, SHMEM_CMP_EQ, 9);
+    test_capture_end();
+    expect("test of a stack address", "shmem_uint64_test", t_me, NULL);
+    CHECK(tv == 0, "test of a stack address returned %d", tv);
+    test_capture_begin();
+    tv = shmem_uint64_test(&g_signal[0], 77, 9);
+    test_capture_end();
+    expect("test with a bad comparison", "shmem_uint64_test", t_me, NULL);
+    CHECK(tv == 0, "test with a bad comparison returned %d", tv);
+    test_capture_begin();
+    sv = shmem_signal_fetch(&g_signal[0]);
+    tv = shmem_uint64_test(&g_signal[0], SHMEM_CMP_EQ, 9);
+    int tv_ne = shmem_uint64_test(&g_signal[0], SHMEM_CMP_NE, 9);
+    test_capture_end();
+    CHECK(sv == 9 && tv == 1 && tv_ne == 0 && t_captured[0] == '\0',
+          "good signal_fetch/test: %llu %d %d, printed \"%s\"", (unsigned long long)sv, tv, tv_ne,
+          t_captured);
+
     /* Nonblocking: the error is reported at the call, the quiet has nothing to complete. */
     test_capture_begin();
     shmem_int_put_nbi(stack_buf, junk, 8, right);
