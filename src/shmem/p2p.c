@@ -192,25 +192,52 @@ static __attribute__((noinline, cold)) int test_one_slow(void *ivar, int cmp, co
     return 1;
 }
 
+/* The word a single-variable test or wait reads in line: ivar in my own symmetric memory, 4 or 8
+ * bytes, aligned, CPU-atomic (remote PEs update it so), with a valid comparison; NULL for every
+ * other case, which the general path serves (and reports). */
+static inline __attribute__((always_inline)) const char *my_word(void *ivar, int cmp,
+                                                                 ivar_type_t ty) {
+    const shmem_region_t *r = shmem__region_of(ivar, ty.size);
+    if (!__builtin_expect(shmem__initialized && r && r->seg->atomics_direct && ty.size >= 4 &&
+                              ((uintptr_t)ivar & (ty.size - 1)) == 0 &&
+                              (unsigned)cmp <= SHMEM_CMP_LE && cmp >= SHMEM_CMP_EQ,
+                          1))
+        return NULL;
+    const char *a = r->seg->direct[shoal__rt.myid];
+    return a ? a + ((const char *)ivar - r->base) : NULL;
+}
+
+static inline __attribute__((always_inline)) uint64_t load_word(const char *a, ivar_type_t ty) {
+    return ty.size == 4 ? widen(&(uint32_t){__atomic_load_n((const uint32_t *)(const void *)a,
+                                                            __ATOMIC_ACQUIRE)},
+                                ty)
+                        : __atomic_load_n((const uint64_t *)(const void *)a, __ATOMIC_ACQUIRE);
+}
+
 static inline __attribute__((always_inline)) int test_one(void *ivar, int cmp, const void *value,
                                                           ivar_type_t ty) {
-    const shmem_region_t *r = shmem__region_of(ivar, ty.size);
-    if (__builtin_expect(shmem__initialized && r && r->seg->atomics_direct && ty.size >= 4 &&
-                             ((uintptr_t)ivar & (ty.size - 1)) == 0 &&
-                             (unsigned)cmp <= SHMEM_CMP_LE && cmp >= SHMEM_CMP_EQ,
-                         1)) {
-        char *a = r->seg->direct[shoal__rt.myid];
-        if (a) {
-            a += (const char *)ivar - r->base;
-            uint64_t v =
-                ty.size == 4
-                    ? widen(&(uint32_t){__atomic_load_n((uint32_t *)(void *)a, __ATOMIC_ACQUIRE)},
-                            ty)
-                    : __atomic_load_n((uint64_t *)(void *)a, __ATOMIC_ACQUIRE);
-            return holds(cmp, ty, v, widen(value, ty));
-        }
-    }
+    const char *a = my_word(ivar, cmp, ty);
+    if (__builtin_expect(a != NULL, 1)) return holds(cmp, ty, load_word(a, ty), widen(value, ty));
     return test_one_slow(ivar, cmp, value, ty);
+}
+
+/* wait_until and signal_wait_until on one variable: my_word's case polled in a loop of its own,
+ * without sync_core's per-element bookkeeping; *seen is the value that satisfied the condition
+ * (what signal_wait_until returns). 0 when the general path must serve it. */
+static int wait_one(void *ivar, int cmp, const void *value, ivar_type_t ty, uint64_t *seen) {
+    const char *a = my_word(ivar, cmp, ty);
+    if (!a) return 0;
+    uint64_t want = widen(value, ty);
+    shoal_waiter_t w;
+    shoal__waiter_init(&w);
+    for (;;) {
+        uint64_t v = load_word(a, ty);
+        if (holds(cmp, ty, v, want)) {
+            *seen = v;
+            return 1;
+        }
+        shoal__waiter_pause(&w);
+    }
 }
 
 #define TYPE_OF(T)                                                                                 \
@@ -220,7 +247,9 @@ static inline __attribute__((always_inline)) int test_one(void *ivar, int cmp, c
 #define DEFINE_P2P(T, N)                                                                           \
     void shmem_##N##_wait_until(T *ivar, int cmp, T cmp_value) {                                   \
         SHMEM_ENTER("shmem_" #N "_wait_until");                                                    \
-        sync_core(WAIT_ALL, 1, ivar, 1, NULL, NULL, cmp, &cmp_value, 0, TYPE_OF(T));               \
+        uint64_t seen;                                                                             \
+        if (!wait_one(ivar, cmp, &cmp_value, TYPE_OF(T), &seen))                                   \
+            sync_core(WAIT_ALL, 1, ivar, 1, NULL, NULL, cmp, &cmp_value, 0, TYPE_OF(T));           \
     }                                                                                              \
     void shmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status, int cmp,           \
                                     T cmp_value) {                                                 \
@@ -300,6 +329,7 @@ SHMEM_P2P_TYPES(DEFINE_P2P)
 uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value) {
     SHMEM_ENTER("shmem_signal_wait_until");
     uint64_t v = 0;
+    if (wait_one(sig_addr, cmp, &cmp_value, TYPE_OF(uint64_t), &v)) return v;
     sync_core(WAIT_ALL, 1, sig_addr, 1, NULL, NULL, cmp, &cmp_value, 0, TYPE_OF(uint64_t));
     shoal_target_t t = {0};
     if (shmem__initialized &&
