@@ -486,16 +486,52 @@ extern size_t shmem__local_words_size[2];    /* their bytes; 0 while not CPU-ato
 uint64_t shmem__signal_fetch_slow(const uint64_t *sig_addr); /* the library's routine */
 #if defined(__GNUC__) && defined(__OPTIMIZE__) && !defined(SHMEM_NO_INLINE) &&                     \
     !defined(SHOAL__BUILDING_LIBRARY)
+/* Whether the n bytes at a (n a power of two, a multiple of n) are a word of the extents above
+ * (a macro: an in-line function of the library's may not call a static one). */
+#define SHMEM__IN_EXTENT(a, n, r)                                                                  \
+    (__atomic_load_n(&shmem__local_words_size[r], __ATOMIC_RELAXED) >= (n) &&                      \
+     (a)-shmem__local_words_base[r] <=                                                             \
+         __atomic_load_n(&shmem__local_words_size[r], __ATOMIC_RELAXED) - (n))
+#define SHMEM__LOCAL_WORD(a, n)                                                                    \
+    (((a) & ((n)-1)) == 0 && (SHMEM__IN_EXTENT(a, n, 0) || SHMEM__IN_EXTENT(a, n, 1)))
 extern __inline__ __attribute__((__gnu_inline__, __always_inline__)) uint64_t
 shmem_signal_fetch(const uint64_t *sig_addr) {
-    uintptr_t a = (uintptr_t)sig_addr;
-    for (int r = 0; r < 2; r++) {
-        size_t size = __atomic_load_n(&shmem__local_words_size[r], __ATOMIC_RELAXED);
-        if (size >= 8 && (a & 7) == 0 && a - shmem__local_words_base[r] <= size - 8)
-            return __atomic_load_n(sig_addr, __ATOMIC_SEQ_CST);
-    }
+    if (SHMEM__LOCAL_WORD((uintptr_t)sig_addr, sizeof *sig_addr))
+        return __atomic_load_n(sig_addr, __ATOMIC_SEQ_CST);
     return shmem__signal_fetch_slow(sig_addr);
 }
+#endif
+
+/* In line likewise: shmem_TYPENAME_test of a 4- or 8-byte word of the extents above with a valid
+ * comparison, which programs poll as they poll shmem_signal_fetch; anything else (2-byte types
+ * too), and every error, through the library's routine, shmem__TYPENAME_test_slow. */
+#define SHMEM__DECL_TEST_SLOW(T, N) int shmem__##N##_test_slow(T *ivar, int cmp, T cmp_value);
+SHMEM_P2P_TYPES(SHMEM__DECL_TEST_SLOW)
+#if defined(__GNUC__) && defined(__OPTIMIZE__) && !defined(SHMEM_NO_INLINE) &&                     \
+    !defined(SHOAL__BUILDING_LIBRARY)
+#define SHMEM__TEST_IN_LINE(T, N)                                                                  \
+    extern __inline__ __attribute__((__gnu_inline__, __always_inline__)) int shmem_##N##_test(     \
+        T *ivar, int cmp, T cmp_value) {                                                           \
+        if (sizeof(T) >= 4 && SHMEM__LOCAL_WORD((uintptr_t)ivar, sizeof(T))) {                     \
+            T v = __atomic_load_n(ivar, __ATOMIC_ACQUIRE);                                         \
+            switch (cmp) {                                                                         \
+            case SHMEM_CMP_EQ:                                                                     \
+                return v == cmp_value;                                                             \
+            case SHMEM_CMP_NE:                                                                     \
+                return v != cmp_value;                                                             \
+            case SHMEM_CMP_GT:                                                                     \
+                return v > cmp_value;                                                              \
+            case SHMEM_CMP_GE:                                                                     \
+                return v >= cmp_value;                                                             \
+            case SHMEM_CMP_LT:                                                                     \
+                return v < cmp_value;                                                              \
+            case SHMEM_CMP_LE:                                                                     \
+                return v <= cmp_value;                                                             \
+            }                                                                                      \
+        }                                                                                          \
+        return shmem__##N##_test_slow(ivar, cmp, cmp_value);                                       \
+    }
+SHMEM_P2P_TYPES(SHMEM__TEST_IN_LINE)
 #endif
 
 /* ---- Distributed locking --------------------------------------------------------------------- */

@@ -326,6 +326,13 @@ static int wait_one(void *ivar, int cmp, const void *value, ivar_type_t ty, uint
     }
 SHMEM_P2P_TYPES(DEFINE_P2P)
 
+/* The library's routines behind shmem.h's in-line shmem_TYPENAME_test. */
+#define DEFINE_TEST_SLOW(T, N)                                                                     \
+    int shmem__##N##_test_slow(T *ivar, int cmp, T cmp_value) {                                    \
+        return shmem_##N##_test(ivar, cmp, cmp_value);                                             \
+    }
+SHMEM_P2P_TYPES(DEFINE_TEST_SLOW)
+
 uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value) {
     SHMEM_ENTER("shmem_signal_wait_until");
     uint64_t v = 0;
