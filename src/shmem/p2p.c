@@ -176,35 +176,21 @@ out:
     return result;
 }
 
-/* shmem_test on one variable, which programs poll in loops of their own: sync_core's answer for
- * it (WAIT_ALL, one element, no waiting) without its set-up (612 instructions a call before,
- * session 34). A 4- or 8-byte CPU-atomic word of mine is read in line with no stack frame
- * (test_one_slow is a call of its own: pushes and pops on every poll cost a hand-off's worth on
- * an Intel Xeon, src/zcom/zcom.c). */
+/* shmem_test on one variable, which programs poll in loops of their own (612 instructions a call
+ * through sync_core, session 34): my_word's case in line with no stack frame, anything else through
+ * sync_core in a call of its own (pushes and pops on every poll cost a hand-off's worth on an
+ * Intel Xeon, src/zcom/zcom.c). */
 static __attribute__((noinline, cold)) int test_one_slow(void *ivar, int cmp, const void *value,
                                                          ivar_type_t ty) {
-    shoal_target_t t;
-    if (!shmem__ready() || !cmp_ok(cmp) ||
-        shmem__target(ivar, ty.size, (int)shoal__rt.myid, &t) != SHOAL_OK)
-        return 0;
-    if (!holds(cmp, ty, read_ivar(ivar, &t, ty), widen(value, ty))) return 0;
-    acquire(&t);
-    return 1;
+    return (int)sync_core(WAIT_ALL, 0, ivar, 1, NULL, NULL, cmp, value, 0, ty);
 }
 
-/* The word a single-variable test or wait reads in line: ivar in my own symmetric memory, 4 or 8
- * bytes, aligned, CPU-atomic (remote PEs update it so), with a valid comparison; NULL for every
- * other case, which the general path serves (and reports). */
+/* The word a single-variable test or wait reads in line: shmem__my_word's, 4 or 8 bytes, with a
+ * valid comparison; NULL for every other case, which sync_core serves (and reports). */
 static inline __attribute__((always_inline)) const char *my_word(void *ivar, int cmp,
                                                                  ivar_type_t ty) {
-    const shmem_region_t *r = shmem__region_of(ivar, ty.size);
-    if (!__builtin_expect(shmem__initialized && r && r->seg->atomics_direct && ty.size >= 4 &&
-                              ((uintptr_t)ivar & (ty.size - 1)) == 0 &&
-                              (unsigned)cmp <= SHMEM_CMP_LE && cmp >= SHMEM_CMP_EQ,
-                          1))
-        return NULL;
-    const char *a = r->seg->direct[shoal__rt.myid];
-    return a ? a + ((const char *)ivar - r->base) : NULL;
+    if (ty.size < 4 || cmp < SHMEM_CMP_EQ || cmp > SHMEM_CMP_LE) return NULL;
+    return shmem__my_word(ivar, ty.size);
 }
 
 static inline __attribute__((always_inline)) uint64_t load_word(const char *a, ivar_type_t ty) {

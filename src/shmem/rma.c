@@ -440,15 +440,9 @@ static __attribute__((noinline, cold)) uint64_t signal_fetch_slow(const uint64_t
  */
 uint64_t shmem_signal_fetch(const uint64_t *sig_addr) {
     SHMEM_ENTER("shmem_signal_fetch");
-    const shmem_region_t *r = shmem__region_of(sig_addr, sizeof *sig_addr);
-    if (__builtin_expect(shmem__initialized && r && r->seg->atomics_direct &&
-                             ((uintptr_t)sig_addr & 7) == 0,
-                         1)) {
-        shoal_target_t t = shoal__target_at(r->seg, (int32_t)shoal__rt.myid,
-                                            (size_t)((const char *)sig_addr - r->base));
-        if (t.addr)
-            return __atomic_load_n((const uint64_t *)(const void *)t.addr, __ATOMIC_SEQ_CST);
-    }
+    const char *a = shmem__my_word(sig_addr, sizeof *sig_addr);
+    if (__builtin_expect(a != NULL, 1))
+        return __atomic_load_n((const uint64_t *)(const void *)a, __ATOMIC_SEQ_CST);
     return signal_fetch_slow(sig_addr);
 }
 

@@ -90,6 +90,21 @@ static inline int shmem__ready(void) {
     return __builtin_expect(shmem__initialized, 1) ? 1 : shmem__not_ready();
 }
 
+/* My own copy of a size-byte word of symmetric memory (size a power of two), for the calls
+ * programs poll (test, wait_until, signal_fetch) to read in line: initialised, addr aligned, in a
+ * region whose words remote PEs update with CPU atomics. NULL otherwise: the general path then
+ * serves the call and reports what is wrong. */
+static inline __attribute__((always_inline)) const char *shmem__my_word(const void *addr,
+                                                                        size_t size) {
+    const shmem_region_t *r = shmem__region_of(addr, size);
+    if (!__builtin_expect(shmem__initialized && r && r->seg->atomics_direct &&
+                              ((uintptr_t)addr & (size - 1)) == 0,
+                          1))
+        return NULL;
+    const char *a = r->seg->direct[shoal__rt.myid];
+    return a ? a + ((const char *)addr - r->base) : NULL;
+}
+
 /* ---- Reductions ----------------------------------------------------------------------------- */
 /* Types of the reductions: Shoal's, and the complex ones (pairs of float or double). */
 #define TYPE_COMPLEXD ((int)SHOAL_TYPE_COUNT_ + 1)
