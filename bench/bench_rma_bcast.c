@@ -1604,7 +1604,7 @@ int main(int argc, char **argv) {
     C.t_start = bench_now_ns();
     if (C.me == 0) {
         int over = C.p > C.cores;
-        char w[32], f[32], s[32], ms[32], al[32];
+        char w[32], f[32], s[32], fo[32], ms[32], al[32];
         printf("## bench_rma_bcast: %s, %d units%s, SHOAL_DIRECT=%d\n\n", C.mpilib, (int)C.p,
                over ? " (OVERSUBSCRIBED)" : "", C.direct);
         printf("- CPU: %s; %d units on %ld online CPUs%s\n", C.cpu, (int)C.p, C.cores,
@@ -1625,11 +1625,13 @@ int main(int argc, char **argv) {
                C.direct, C.path, (int)((C.me + 1) % C.p), shoal_mechanism_name(mech),
                C.rb_ok ? "enabled" : C.rb_reason);
         printf("- relay settings: SHOAL_RMA_BCAST_WAITER_US=%s, SHOAL_RMA_BCAST_FLUSH_US=%s, "
-               "SHOAL_RMA_BCAST_RELAY_SPIN=%s, SHOAL_RMA_BCAST_RELAY_MAX_SLEEP_US=%s, "
-               "SHOAL_RMA_BCAST_ALGO=%s; relay threads found at unit 0: %d\n",
+               "SHOAL_RMA_BCAST_RELAY_SPIN=%s, SHOAL_RMA_BCAST_RELAY_FOLLOW_US=%s, "
+               "SHOAL_RMA_BCAST_RELAY_MAX_SLEEP_US=%s, SHOAL_RMA_BCAST_ALGO=%s; relay threads "
+               "found at unit 0: %d\n",
                config_str("SHOAL_RMA_BCAST_WAITER_US", w, sizeof w),
                config_str("SHOAL_RMA_BCAST_FLUSH_US", f, sizeof f),
                config_str("SHOAL_RMA_BCAST_RELAY_SPIN", s, sizeof s),
+               config_str("SHOAL_RMA_BCAST_RELAY_FOLLOW_US", fo, sizeof fo),
                config_str("SHOAL_RMA_BCAST_RELAY_MAX_SLEEP_US", ms, sizeof ms),
                config_str("SHOAL_RMA_BCAST_ALGO", al, sizeof al), C.nrelay);
         printf("- each figure: us per broadcast, the %s over %d interleaved batches of ~%.0f us "

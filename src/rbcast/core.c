@@ -23,6 +23,7 @@
 #include "runtime/error.h"
 #include "runtime/runtime.h"
 #include "runtime/wait.h"
+#include "follow.h"
 #include "space.h"
 #include "xport/copy.h"
 #include "xport/mpiwin.h"
@@ -326,24 +327,36 @@ static shoal_err_t relay_serve(rb_space_t *sp, uint64_t seq) {
     return SHOAL_OK;
 }
 
-/* Waits for the request word to move from seen: a short spin, then a futex sleep (the writer
- * wakes it), or on the MPI path polls with a growing sleep; fixed sleeps when configured. */
-static void relay_idle(rb_space_t *sp, uint64_t seen, unsigned *idle, unsigned *backoff_us) {
+/* A yield while the relay polls past its spin, timed (follow.h). */
+static void relay_follow_yield(rb_follow_t *f) {
+    uint64_t before = shoal__now_ns();
+    sched_yield();
+    rb_follow_yielded(f, before, shoal__now_ns());
+}
+
+/* Waits for the request word to move from seen: a short spin (longer while requests come in a
+ * stream: follow.h), then a futex sleep (the writer wakes it), or on the MPI path polls
+ * with a growing sleep; fixed sleeps when configured. */
+static void relay_idle(rb_space_t *sp, uint64_t seen, unsigned *idle, unsigned *backoff_us,
+                       rb_follow_t *follow) {
     int waiter_us = sp->waiter_us;
     if (waiter_us > 0) {
         usleep((useconds_t)waiter_us);
         return;
     }
-    if (*idle < (unsigned)sp->relay_spin) {
+    int spinning = *idle < (unsigned)sp->relay_spin;
+    if (spinning || (follow->until_ns && rb_follow_polling(follow, shoal__now_ns()))) {
         /* Every 256 pauses a yield: where the program's thread shares this CPU (more threads
          * than cores, or a placement that put both here), pauses alone hold the CPU it needs
          * for the whole spin (a binomial broadcast took 100-110 us with both units on one CPU,
          * 18-22 us with the yields); on a CPU of its own a yield returns at once (the same
          * pinned figures within 0.05 us). */
-        if ((++*idle & 255) == 0)
+        if ((++*idle & 255) != 0)
+            shoal__cpu_relax();
+        else if (spinning)
             sched_yield();
         else
-            shoal__cpu_relax();
+            relay_follow_yield(follow);
         return;
     }
     if (sp->ctrl_cpu) {
@@ -371,6 +384,7 @@ static void *relay_main(void *arg) {
     rb_space_t *sp = arg;
     shoal__current_call = "relay thread of a one-sided broadcast";
     uint64_t seen = 0;
+    rb_follow_t follow = {0, 0, 0};
     unsigned idle = 0, backoff_us = 1;
     while (!__atomic_load_n(&sp->stop, __ATOMIC_SEQ_CST)) {
         uint64_t v = 0;
@@ -383,12 +397,16 @@ static void *relay_main(void *arg) {
             seen = v;
             idle = 0;
             backoff_us = 1;
+            uint64_t seen_ns = sp->relay_follow_us ? shoal__now_ns() : 0;
             if (!(v & 1) && relay_serve(sp, v / 2) != SHOAL_OK)
                 __atomic_fetch_add(&sp->relay_errors, 1, __ATOMIC_RELAXED);
             note_arrival(sp);
+            if (sp->relay_follow_us)
+                rb_follow_request(&follow, seen_ns, shoal__now_ns(),
+                                  (uint64_t)sp->relay_follow_us * 1000);
             continue;
         }
-        relay_idle(sp, seen, &idle, &backoff_us);
+        relay_idle(sp, seen, &idle, &backoff_us, &follow);
     }
     return NULL;
 }
@@ -521,6 +539,9 @@ shoal_err_t rb_params_load(rb_space_t *sp) {
     sp->flush_us = rt->rb_flush_us;
     sp->relay_spin = rt->rb_relay_spin;
     sp->relay_max_sleep_us = rt->rb_relay_max_sleep_us;
+    /* Only where shoal_init found a CPU per unit (the plain-MPI face alone cannot tell). */
+    sp->relay_follow_us =
+        rt == &shoal__rt && shoal__rt.oversubscribed == 0 ? rt->rb_relay_follow_us : 0;
     sp->sleep_limit_ms = rt->rb_sleep_limit_ms;
     sp->spin_count = rt->spin_count < 0 ? 0 : rt->spin_count; /* -1 (auto) unresolved without
                                                                * shoal_init: the short spin's 0 */

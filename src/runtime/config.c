@@ -160,6 +160,10 @@ static const cfg_entry_t table[] = {
     {"SHOAL_RMA_BCAST_RELAY_SPIN", CFG_INT, "2000",
      "Relay threads: polls (with a pause) after a request before they go to sleep",
      FIELD(rb_relay_spin), 0, 100000000},
+    {"SHOAL_RMA_BCAST_RELAY_FOLLOW_US", CFG_INT, "1000",
+     "Relay threads with a CPU per unit: when requests come less than this apart, keep polling "
+     "for up to twice the last gap (at most this long) before they sleep (microseconds; 0: off)",
+     FIELD(rb_relay_follow_us), 0, 10000000},
     {"SHOAL_RMA_BCAST_RELAY_MAX_SLEEP_US", CFG_INT, "100",
      "Relay threads on the MPI path: longest sleep of their polling backoff (microseconds)",
      FIELD(rb_relay_max_sleep_us), 1, 10000000},

@@ -69,6 +69,7 @@ typedef struct {
     int rb_flush_us;           /* root's wait: fixed sleep between polls (FlushTimeout) */
     int rb_relay_spin;         /* relay: polls before it sleeps */
     int rb_relay_max_sleep_us; /* relay on the MPI path: longest backoff sleep */
+    int rb_relay_follow_us;    /* relay: longest spin that follows a stream of requests */
     int rb_sleep_limit_ms;     /* direct path: longest futex sleep before looking again */
 } shoal_runtime_t;
 

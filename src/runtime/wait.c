@@ -60,7 +60,7 @@ static struct {
     shoal_spin_adapt_t decision;
 } adapt;
 
-static uint64_t now_ns(void) {
+uint64_t shoal__now_ns(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
@@ -138,9 +138,9 @@ static void set_spin(int short_spin) {
  * paused polls into the long spin), and votes with what it saw; the spin in force follows. */
 static void probe_yield(void) {
     shoal__progress_poke();
-    uint64_t before = now_ns();
+    uint64_t before = shoal__now_ns();
     sched_yield();
-    uint64_t after = now_ns(), took = after - before;
+    uint64_t after = shoal__now_ns(), took = after - before;
     int now_short = shoal__spin_adapt_vote(&adapt.decision, shoal__spin_adapt_judge(took));
     shoal__spin_adapt_after_probe(&adapt.decision, after, took);
     __atomic_fetch_add(&adapt.decision.took[shoal__spin_probe_class(took)], 1, __ATOMIC_RELAXED);
@@ -150,7 +150,7 @@ static void probe_yield(void) {
 /* The long spin's probe, unless hog yields have paused probing (then a paused poll instead). */
 static void probe_yield_long(void) {
     if (__atomic_load_n(&adapt.decision.probe_after_ns, __ATOMIC_RELAXED) == 0 ||
-        shoal__spin_adapt_may_probe(&adapt.decision, now_ns())) {
+        shoal__spin_adapt_may_probe(&adapt.decision, shoal__now_ns())) {
         probe_yield();
         return;
     }

@@ -66,6 +66,9 @@ static inline int shoal__spin_adapt_may_probe(const shoal_spin_adapt_t *a, uint6
 static inline int shoal__spin_adapt_short(const shoal_spin_adapt_t *a) {
     return __atomic_load_n(&a->state, __ATOMIC_RELAXED) >> 8;
 }
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t shoal__now_ns(void);
+
 /* One poke of MPI's progress engine. */
 void shoal__progress_poke(void);
 
