@@ -164,6 +164,11 @@ static const cfg_entry_t table[] = {
      "Relay threads with a CPU per unit: when requests come less than this apart, keep polling "
      "for up to twice the last gap (at most this long) before they sleep (microseconds; 0: off)",
      FIELD(rb_relay_follow_us), 0, 10000000},
+    {"SHOAL_RMA_BCAST_RELAY_SLICE_US", CFG_INT, "100",
+     "Relay threads: their scheduler slice (Linux 6.12+; microseconds, the kernel takes 100 to "
+     "100000), so that a request's wake-up preempts a program thread computing on their CPU; 0: "
+     "the kernel's default",
+     FIELD(rb_relay_slice_us), 0, 100000},
     {"SHOAL_RMA_BCAST_RELAY_MAX_SLEEP_US", CFG_INT, "100",
      "Relay threads on the MPI path: longest sleep of their polling backoff (microseconds)",
      FIELD(rb_relay_max_sleep_us), 1, 10000000},

@@ -70,6 +70,7 @@ typedef struct {
     int rb_relay_spin;         /* relay: polls before it sleeps */
     int rb_relay_max_sleep_us; /* relay on the MPI path: longest backoff sleep */
     int rb_relay_follow_us;    /* relay: longest spin that follows a stream of requests */
+    int rb_relay_slice_us;     /* relay: its scheduler slice (0: the kernel's) */
     int rb_sleep_limit_ms;     /* direct path: longest futex sleep before looking again */
 } shoal_runtime_t;
 

@@ -15,6 +15,9 @@
 #include "testlib.h"
 
 #include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
 
 #define CYCLES      100
 #define ALLOC_ROUND 8
@@ -78,6 +81,56 @@ static int relay_threads(void) {
     return t_np > 1 ? 1 : 0;
 }
 
+/* Threads of this process whose scheduler slice (se.slice in /proc/self/task/T/sched) is ns; -1
+ * where the kernel shows none. */
+static int threads_with_slice(unsigned long long ns) {
+    DIR *d = opendir("/proc/self/task");
+    if (!d) return -1;
+    int n = 0, seen = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.') continue;
+        char path[300], line[256];
+        snprintf(path, sizeof path, "/proc/self/task/%s/sched", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        while (fgets(line, sizeof line, f)) {
+            unsigned long long v = 0;
+            if (strncmp(line, "se.slice", 8) || !strchr(line, ':')) continue;
+            seen = 1;
+            if (sscanf(strchr(line, ':') + 1, "%llu", &v) == 1 && v == ns) n++;
+        }
+        fclose(f);
+    }
+    closedir(d);
+    return seen ? n : -1;
+}
+
+/* Whether this kernel takes a thread's own scheduler slice (EEVDF custom slices, Linux 6.12). */
+static int kernel_has_custom_slices(void) {
+    struct utsname u;
+    int major = 0, minor = 0;
+    if (uname(&u) != 0 || sscanf(u.release, "%d.%d", &major, &minor) != 2) return 0;
+    return major > 6 || (major == 6 && minor >= 12);
+}
+
+/* The relay thread runs with a short scheduler slice (SHOAL_RMA_BCAST_RELAY_SLICE_US, 100 us by
+ * default), so that its wake-ups preempt a program thread computing on its CPU. It sets it when
+ * it starts: wait for it a while. */
+static void check_relay_slice(void) {
+    const char *env = getenv("SHOAL_RMA_BCAST_RELAY_SLICE_US");
+    unsigned long long us = env ? strtoull(env, NULL, 10) : 100;
+    if (!kernel_has_custom_slices() || us == 0 || threads_with_slice(us * 1000) < 0) {
+        if (t_me == 0)
+            printf("test_rma_bcast_cycles: relay slice not checked (kernel or setting)\n");
+        return;
+    }
+    int n = 0;
+    for (double limit = test_now() + 10; test_now() < limit; test_yield())
+        if ((n = threads_with_slice(us * 1000)) == relay_threads()) break;
+    CHECK(n == relay_threads(), "%d threads with a %llu us slice, expected %d (the relay)", n, us,
+          relay_threads());
+}
+
 int main(int argc, char **argv) {
     test_begin_thread(&argc, &argv, SHOAL_THREAD_MULTIPLE, &t_provided);
     int needs_mpi = 0;
@@ -115,6 +168,7 @@ int main(int argc, char **argv) {
             if (e == SHOAL_OK) CHECK_OK(shoal_rma_bcast_disable(gp));
             continue;
         }
+        if (c == 0) check_relay_slice();
         if (c % 25 == 0)
             CHECK(threads() == tasks0 + relay_threads(),
                   "cycle %d: %d threads while registered, expected %d", c, threads(),
