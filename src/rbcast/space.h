@@ -72,6 +72,7 @@ typedef struct rb_space {
     int waiter_us, flush_us, relay_spin, relay_max_sleep_us, spin_count, sleep_limit_ms;
     int relay_follow_us; /* SHOAL_RMA_BCAST_RELAY_FOLLOW_US; 0 where units outnumber CPUs */
     int relay_slice_us;  /* SHOAL_RMA_BCAST_RELAY_SLICE_US */
+    int spin_runtime;    /* the waits spin as the waiting policy in force (under shoal_init) */
     shoal_rma_bcast_algo_t auto_means; /* SHOAL_RMA_BCAST_ALGO */
     uintptr_t token;                   /* its name in the object table (requests refer to it) */
     void *face;                        /* the face's own record (its control words, ...) */
