@@ -534,6 +534,29 @@ SHMEM_P2P_TYPES(SHMEM__DECL_TEST_SLOW)
 SHMEM_P2P_TYPES(SHMEM__TEST_IN_LINE)
 #endif
 
+/* In line likewise: shmem_TYPENAME_atomic_fetch of a word of the extents above from this very PE
+ * (the library publishes its number with them), which programs poll as they poll shmem_test: one
+ * load. Any other PE or address, and every error, through the library's routine,
+ * shmem__TYPENAME_atomic_fetch_slow. float and double are loaded as they are stored, whole. */
+extern int shmem__local_words_pe; /* this PE while the extents are published, else -1 */
+#define SHMEM__DECL_FETCH_SLOW(T, N) T shmem__##N##_atomic_fetch_slow(const T *source, int pe);
+SHMEM_AMO_EXTENDED_TYPES(SHMEM__DECL_FETCH_SLOW)
+#if defined(__GNUC__) && defined(__OPTIMIZE__) && !defined(SHMEM_NO_INLINE) &&                     \
+    !defined(SHOAL__BUILDING_LIBRARY)
+#define SHMEM__FETCH_IN_LINE(T, N)                                                                 \
+    extern __inline__ __attribute__((__gnu_inline__, __always_inline__))                           \
+    T shmem_##N##_atomic_fetch(const T *source, int pe) {                                          \
+        if (pe == __atomic_load_n(&shmem__local_words_pe, __ATOMIC_RELAXED) &&                     \
+            SHMEM__LOCAL_WORD((uintptr_t)source, sizeof(T))) {                                     \
+            T v;                                                                                   \
+            __atomic_load(source, &v, __ATOMIC_SEQ_CST);                                           \
+            return v;                                                                              \
+        }                                                                                          \
+        return shmem__##N##_atomic_fetch_slow(source, pe);                                         \
+    }
+SHMEM_AMO_EXTENDED_TYPES(SHMEM__FETCH_IN_LINE)
+#endif
+
 /* ---- Distributed locking --------------------------------------------------------------------- */
 void shmem_set_lock(long *lock);
 void shmem_clear_lock(long *lock);

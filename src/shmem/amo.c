@@ -229,6 +229,13 @@ SHMEM_AMO_BITWISE_TYPES(DEFINE_AMO_BITWISE)
     void shmem_##N##_add(T *dest, T value, int pe) {                                               \
         shmem_##N##_atomic_add(dest, value, pe);                                                   \
     }
+/* The library's routines behind shmem.h's in-line shmem_TYPENAME_atomic_fetch. */
+#define DEFINE_FETCH_SLOW(T, N)                                                                    \
+    T shmem__##N##_atomic_fetch_slow(const T *source, int pe) {                                    \
+        return shmem_##N##_atomic_fetch(source, pe);                                               \
+    }
+SHMEM_AMO_EXTENDED_TYPES(DEFINE_FETCH_SLOW)
+
 #define DEFINE_OLD_EXTENDED(T, N)                                                                  \
     T shmem_##N##_swap(T *dest, T value, int pe) {                                                 \
         return shmem_##N##_atomic_swap(dest, value, pe);                                           \

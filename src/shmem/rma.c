@@ -402,8 +402,10 @@ void shmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems, uint
  * update them with CPU atomics (sizes 0 otherwise, and outside shmem_init .. shmem_finalize). */
 uintptr_t shmem__local_words_base[2];
 size_t shmem__local_words_size[2];
+int shmem__local_words_pe = -1; /* and in-line shmem_TYPENAME_atomic_fetch, this PE's number */
 
 void shmem__local_words_publish(int on) {
+    __atomic_store_n(&shmem__local_words_pe, on ? (int)shoal__rt.myid : -1, __ATOMIC_RELAXED);
     const shmem_region_t *regions[2] = {&shmem__heap, &shmem__data};
     for (int r = 0; r < 2; r++) {
         const shmem_region_t *g = regions[r];

@@ -113,6 +113,7 @@ int main(int argc, char **argv) {
             shmem_uint64_put_signal(sym_data, &v, 1, sym_sig, 1, SHMEM_SIGNAL_SET, 0));
     MEASURE("shmem_signal_fetch", out = shmem_signal_fetch(sym_sig));
     MEASURE("shmem_test", out = (uint64_t)shmem_uint64_test(sym_sig, SHMEM_CMP_EQ, 1));
+    MEASURE("shmem_atomic_fetch", out = shmem_uint64_atomic_fetch(sym_sig, 0));
     shoal_handle_t h = SHOAL_HANDLE_NULL; /* the direct path gives no handle */
     MEASURE("shoal_put8_nb", shoal_put_nb(g, &v, 8, &h));
     MEASURE("shmem_put8", shmem_long_put(sym_word, (long *)&v, 1, 0));

@@ -24,6 +24,7 @@ static void expect(const char *what, const char *routine, int unit, const char *
 
 int g_target[4] = {5, 6, 7, 8};
 uint64_t g_signal[2] = {9, 0};
+double g_double = 2.5; /* symmetric (data), read by the in-line atomic_fetch as a whole */
 
 static void before_init(void) {
     int v;
@@ -79,6 +80,11 @@ static void before_init(void) {
     test_capture_end();
     expect("shmem_uint64_test before init", "shmem_uint64_test", -1, "shmem_init");
     CHECK(v == 0, "shmem_uint64_test before init returned %d", v);
+    test_capture_begin(); /* in line in part too: PE 0 is nobody's number yet */
+    sv = shmem_uint64_atomic_fetch(&g_signal[0], 0);
+    test_capture_end();
+    expect("shmem_uint64_atomic_fetch before init", "shmem_uint64_atomic_fetch", -1, "shmem_init");
+    CHECK(sv == 0, "shmem_uint64_atomic_fetch before init returned %llu", (unsigned long long)sv);
     CHECK(g_target[0] == 5 && g_target[1] == 6 && g_target[2] == 7,
           "a call before init changed memory: %d %d %d", g_target[0], g_target[1], g_target[2]);
 }
@@ -174,6 +180,33 @@ int main(void) {
     CHECK(sv == 9 && tv == 1 && tv_ne == 0 && t_captured[0] == '\0',
           "good signal_fetch/test: %llu %d %d, printed \"%s\"", (unsigned long long)sv, tv, tv_ne,
           t_captured);
+    /* shmem_TYPENAME_atomic_fetch is in line from this PE on its own words: a stack address, a
+     * misaligned word and a PE out of range still go to the library; a good one reads the word
+     * (a double whole), from this PE and from the next one. */
+    test_capture_begin();
+    sv = shmem_uint64_atomic_fetch(&stack_sig, t_me);
+    test_capture_end();
+    expect("atomic_fetch of a stack address", "shmem_uint64_atomic_fetch", t_me, NULL);
+    CHECK(sv == 0, "atomic_fetch of a stack address returned %llu", (unsigned long long)sv);
+    test_capture_begin();
+    sv = shmem_uint64_atomic_fetch((const uint64_t *)(const void *)((const char *)&g_signal[0] + 4),
+                                   t_me);
+    test_capture_end();
+    expect("atomic_fetch of a misaligned word", "shmem_uint64_atomic_fetch", t_me, "aligned");
+    CHECK(sv == 0, "atomic_fetch of a misaligned word returned %llu", (unsigned long long)sv);
+    test_capture_begin();
+    sv = shmem_uint64_atomic_fetch(&g_signal[0], t_np);
+    test_capture_end();
+    expect("atomic_fetch on PE n_pes", "shmem_uint64_atomic_fetch", t_me, NULL);
+    CHECK(sv == 0, "atomic_fetch on PE n_pes returned %llu", (unsigned long long)sv);
+    test_capture_begin();
+    sv = shmem_uint64_atomic_fetch(&g_signal[0], t_me);
+    uint64_t sv_next = shmem_uint64_atomic_fetch(&g_signal[0], (t_me + 1) % t_np);
+    double dv = shmem_double_atomic_fetch(&g_double, t_me);
+    test_capture_end();
+    CHECK(sv == 9 && sv_next == 9 && dv == 2.5 && t_captured[0] == '\0',
+          "good atomic_fetch: %llu %llu %g, printed \"%s\"", (unsigned long long)sv,
+          (unsigned long long)sv_next, dv, t_captured);
 
     /* Nonblocking: the error is reported at the call, the quiet has nothing to complete. */
     test_capture_begin();
