@@ -91,10 +91,12 @@ typedef enum { WAIT_ALL, WAIT_ANY, WAIT_SOME } wait_kind_t;
 
 /* One routine for all the forms. Returns: ALL -> 1 when all hold; ANY -> the index, SIZE_MAX if
  * none; SOME -> how many (their indices in indices[]). block: wait until the kind is satisfied
- * (ANY/SOME with no element taking part return at once). */
-static size_t sync_core(wait_kind_t kind, int block, void *ivars, size_t nelems, size_t *indices,
-                        const int *status, int cmp, const void *values, int vector,
-                        ivar_type_t ty) {
+ * (ANY/SOME with no element taking part return at once). *seen (when not NULL): the value read
+ * of the last element found to satisfy the condition (shmem_signal_wait_until returns it: a
+ * second read could see a later value that does not). */
+static size_t sync_core_seen(wait_kind_t kind, int block, void *ivars, size_t nelems,
+                             size_t *indices, const int *status, int cmp, const void *values,
+                             int vector, ivar_type_t ty, uint64_t *seen) {
     size_t fail_value = kind == WAIT_ANY ? SIZE_MAX : 0;
     if (!shmem__ready() || !cmp_ok(cmp)) return fail_value;
     size_t taking_part = 0;
@@ -140,6 +142,7 @@ static size_t sync_core(wait_kind_t kind, int block, void *ivars, size_t nelems,
             uint64_t v = read_ivar((char *)ivars + i * ty.size, &t[i], ty);
             if (!holds(cmp, ty, v, operand(values, vector, i, ty))) continue;
             last = i;
+            if (seen) *seen = v;
             if (kind == WAIT_ALL) {
                 done[i] = 1;
                 left--;
@@ -174,6 +177,13 @@ static size_t sync_core(wait_kind_t kind, int block, void *ivars, size_t nelems,
 out:
     if (t != &one) free(t);
     return result;
+}
+
+static size_t sync_core(wait_kind_t kind, int block, void *ivars, size_t nelems, size_t *indices,
+                        const int *status, int cmp, const void *values, int vector,
+                        ivar_type_t ty) {
+    return sync_core_seen(kind, block, ivars, nelems, indices, status, cmp, values, vector, ty,
+                          NULL);
 }
 
 /* shmem_test on one variable, which programs poll in loops of their own (612 instructions a call
@@ -323,11 +333,7 @@ uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value
     SHMEM_ENTER("shmem_signal_wait_until");
     uint64_t v = 0;
     if (wait_one(sig_addr, cmp, &cmp_value, TYPE_OF(uint64_t), &v)) return v;
-    sync_core(WAIT_ALL, 1, sig_addr, 1, NULL, NULL, cmp, &cmp_value, 0, TYPE_OF(uint64_t));
-    shoal_target_t t = {0};
-    if (shmem__initialized &&
-        shmem__target(sig_addr, sizeof v, (int)shoal__rt.myid, &t) == SHOAL_OK)
-        shoal__amo(&t, AMO_LOAD, SHOAL_OP_SUM, SHOAL_UINT64, NULL, NULL, &v);
+    sync_core_seen(WAIT_ALL, 1, sig_addr, 1, NULL, NULL, cmp, &cmp_value, 0, TYPE_OF(uint64_t), &v);
     return v;
 }
 

@@ -4,7 +4,8 @@
  * context, typed for several types, sized (put64_signal) and putmem_signal), waits for its own
  * signal with shmem_signal_wait_until, and checks the data right away (data before signal).
  * Then many-to-one (every PE ADDs 1 to PE 0's signal with its own slice of data; PE 0 waits for
- * n_pes), shmem_signal_fetch, and every comparison of shmem_signal_wait_until. */
+ * n_pes), shmem_signal_fetch, every comparison of shmem_signal_wait_until, and its value on a
+ * word that keeps changing. */
 #include "shmem_testlib.h"
 
 #define NEL 40
@@ -174,6 +175,36 @@ static void comparisons(void) {
     shmem_free(w);
 }
 
+/* What signal_wait_until returns is the value that satisfied the condition, even when the word
+ * moves on right after (1.5: "the contents of the signal data object ... that satisfies the wait
+ * condition"). In pairs, the even PE flips the odd one's word between 2 and 1 with signal-only
+ * puts until told to stop; the odd one waits for EQ 1 again and again. A wait that read the word
+ * once more after the condition held (the MPI path did until session 35) returns 2 now and then. */
+#define FLIP_WAITS 300
+static void changing_word(void) {
+    uint64_t *w = shmem_calloc(2, sizeof(uint64_t)); /* [0]: the flipped word, [1]: stop */
+    REQUIRE(w, "allocation");
+    shmem_barrier_all();
+    const int me = t_me, partner = me ^ 1;
+    if (partner < t_np && (me & 1) == 0) {
+        for (uint64_t x = 2; shmem_signal_fetch(&w[1]) == 0; x = 3 - x)
+            shmem_putmem_signal(NULL, NULL, 0, &w[0], x, SHMEM_SIGNAL_SET, partner);
+    } else if (partner < t_np) {
+        int wrong = 0;
+        for (int i = 0; i < FLIP_WAITS; i++) {
+            uint64_t v = shmem_signal_wait_until(&w[0], SHMEM_CMP_EQ, 1);
+            if (v != 1 && wrong++ == 0)
+                CHECK(0, "wait %d for EQ 1 on a flipping word returned %llu", i,
+                      (unsigned long long)v);
+        }
+        CHECK(wrong == 0, "%d of %d waits returned a value that did not satisfy EQ 1", wrong,
+              FLIP_WAITS);
+        shmem_putmem_signal(NULL, NULL, 0, &w[1], 1, SHMEM_SIGNAL_SET, partner);
+    }
+    shmem_barrier_all();
+    shmem_free(w);
+}
+
 int main(void) {
     test_init();
     REQUIRE(shmem_ctx_create(0, &made) == 0, "shmem_ctx_create");
@@ -187,6 +218,7 @@ int main(void) {
     ring_mem();
     many_to_one();
     comparisons();
+    changing_word();
     shmem_free(sig);
     shmem_ctx_destroy(made);
     return test_end("test_shmem_signal");
