@@ -394,8 +394,8 @@ static void relay_idle(rb_space_t *sp, uint64_t seen, unsigned *idle, unsigned *
 /* A short scheduler slice for the relay thread (EEVDF's custom slice, Linux 6.12+): a woken
  * thread preempts the running one only when its deadline (its eligible time plus its slice)
  * comes first, so with the default slice a relay woken beside a program thread computing on its
- * CPU waited for the end of that thread's slice: 256-260 binomial broadcasts/s at 2 units with
- * each unit bound to a CPU while the non-roots computed, 7,500-25,000 with 100 us. The share of
+ * CPU waited for the end of that thread's slice: 254-287 binomial broadcasts/s at 2 units with
+ * each unit bound to a CPU while the non-roots computed, 7,091-25,108 with 100 us. The share of
  * the CPU is the weight's, which this leaves alone. Older kernels ignore the field for
  * SCHED_OTHER; a refusal leaves the default (reported with SHOAL_DEBUG=2). */
 static void relay_short_slice(const rb_space_t *sp) {
