@@ -1089,6 +1089,14 @@ static const char *ratio_text(double x, char *buf, size_t len) {
     return buf;
 }
 
+/* The compute loop's time lost per broadcast of algorithm k, in us: it ran slow[k] times its
+ * time alone while bcast_rate[k] broadcasts a second went on, so each cost (slow - 1) / (slow x
+ * rate) seconds of it (0 where none went on). */
+static double lost_per_bcast_us(int k) {
+    if (C.bcast_rate[k] <= 0 || C.slow[k] <= 0) return 0;
+    return (C.slow[k] - 1) / (C.slow[k] * C.bcast_rate[k]) * 1e6;
+}
+
 static void print_table(void) {
     char a[16][64];
     printf("\n### Latency against message size (us per broadcast; root 0, %d units)\n\n", (int)C.p);
@@ -1162,14 +1170,16 @@ static void print_extra(void) {
         printf("\n### Cost to non-roots: a compute loop's slowdown\n\n");
         printf("Every non-root times a fixed compute loop (%.0f ms alone) while the root "
                "broadcasts %s back to back, and while it does not (%d interleaved repetitions "
-               "each, medians); slowdown = with / without.\n\n",
+               "each, medians); slowdown = with / without. The slowdown grows with the rate the "
+               "root reaches, so the last column divides it out: the loop's time lost per "
+               "broadcast, (worst slowdown - 1) / (slowdown x broadcasts/s).\n\n",
                C.compute_ms, bench_fmt_size(C.slow_size, a, sizeof a), C.quick ? 2 : 5);
         printf("| algorithm | slowdown (worst non-root) | slowdown (mean) | broadcasts/s "
-               "meanwhile |\n|---|---:|---:|---:|\n");
+               "meanwhile | compute lost per broadcast (us) |\n|---|---:|---:|---:|---:|\n");
         for (int k = 0; k < 2; k++)
             if (C.slow_done[k])
-                printf("| %s | %.3fx | %.3fx | %.0f |\n", k ? "binomial" : "linear", C.slow[k],
-                       C.slow_mean[k], C.bcast_rate[k]);
+                printf("| %s | %.3fx | %.3fx | %.0f | %.2f |\n", k ? "binomial" : "linear",
+                       C.slow[k], C.slow_mean[k], C.bcast_rate[k], lost_per_bcast_us(k));
     }
 }
 
@@ -1291,8 +1301,9 @@ static void print_summary(void) {
         for (int k = 0; k < 2; k++)
             if (C.slow_done[k])
                 printf("- cost to non-roots (%s, for information): compute loop %.3fx slower "
-                       "(worst non-root) while the root broadcasts\n",
-                       k ? "binomial" : "linear", C.slow[k]);
+                       "(worst non-root) while the root broadcasts %.0f a second: %.2f us of it "
+                       "per broadcast\n",
+                       k ? "binomial" : "linear", C.slow[k], C.bcast_rate[k], lost_per_bcast_us(k));
     }
     printf("- data checked once per size and variant at every member before timing: %s\n",
            C.data_errors ? "WRONG DATA (see the table and stderr)" : "every check right");
