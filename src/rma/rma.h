@@ -79,6 +79,12 @@ static inline int shoal__put_signal_direct(const shoal_target_t *data, const voi
     return 1;
 }
 
+/* A put-with-signal on resolved targets (the signal word 8-byte aligned, on the data's unit, src
+ * not NULL when nbytes > 0: the caller checked): shoal__put_signal_direct where it serves, else
+ * the data put complete at the target, then the signal (MPI atomics where the word takes them). */
+shoal_err_t shoal__put_signal_targets(const shoal_target_t *data, const void *src, size_t nbytes,
+                                      const shoal_target_t *sig, uint64_t value,
+                                      shoal_signal_op_t op);
 /* Blocking put/get: complete at the target (put) or in dst (get) on return. */
 shoal_err_t shoal__put(const shoal_target_t *t, const void *src, size_t nbytes);
 shoal_err_t shoal__get(void *dst, const shoal_target_t *t, size_t nbytes);

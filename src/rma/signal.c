@@ -47,6 +47,15 @@ shoal_err_t shoal_put_signal(shoal_gptr_t dest, const void *src, size_t nbytes, 
     return update(&signal, value, op);
 }
 
+/* (Not shoal_put_signal's tail: inlined there, it cost that call's direct path 8 instructions.) */
+shoal_err_t shoal__put_signal_targets(const shoal_target_t *data, const void *src, size_t nbytes,
+                                      const shoal_target_t *sig, uint64_t value,
+                                      shoal_signal_op_t op) {
+    if (shoal__put_signal_direct(data, src, nbytes, sig, value, op)) return SHOAL_OK;
+    if (nbytes) SHOAL_TRY(shoal__put(data, src, nbytes)); /* complete at the target */
+    return update(sig, value, op);
+}
+
 shoal_err_t shoal_signal(shoal_gptr_t sig, uint64_t value, shoal_signal_op_t op) {
     SHOAL_ENTER("shoal_signal");
     if (op != SHOAL_SIGNAL_SET && op != SHOAL_SIGNAL_ADD)

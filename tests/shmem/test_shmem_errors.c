@@ -208,6 +208,37 @@ int main(void) {
           "good atomic_fetch: %llu %llu %g, printed \"%s\"", (unsigned long long)sv,
           (unsigned long long)sv_next, dv, t_captured);
 
+    /* Put-with-signal refusals (shmem's rma.c, past its direct path): a misaligned signal word,
+     * a NULL source for bytes, a stack signal word, a bad sig_op; each reported with the routine's
+     * name and nothing written (the data word and the signal keep their values). */
+    {
+        const int right_pe = (t_me + 1) % t_np;
+        int src4[2] = {41, 42};
+        shmem_barrier_all();
+        test_capture_begin();
+        shmem_int_put_signal(&g_target[2], src4, 2, (uint64_t *)(void *)((char *)&g_signal[0] + 4),
+                             1, SHMEM_SIGNAL_SET, right_pe);
+        test_capture_end();
+        expect("put_signal with a misaligned signal word", "shmem_int_put_signal", t_me, "aligned");
+        test_capture_begin();
+        shmem_putmem_signal(&g_target[2], NULL, 8, &g_signal[0], 1, SHMEM_SIGNAL_SET, right_pe);
+        test_capture_end();
+        expect("putmem_signal from NULL", "shmem_putmem_signal", t_me, "NULL");
+        test_capture_begin();
+        shmem_putmem_signal(&g_target[2], src4, 8, &stack_sig, 1, SHMEM_SIGNAL_SET, right_pe);
+        test_capture_end();
+        expect("putmem_signal to a stack signal word", "shmem_putmem_signal", t_me, NULL);
+        test_capture_begin();
+        shmem_putmem_signal(&g_target[2], src4, 8, &g_signal[0], 1, 99, right_pe);
+        test_capture_end();
+        expect("putmem_signal with sig_op 99", "shmem_putmem_signal", t_me, "sig_op");
+        shmem_barrier_all();
+        CHECK(g_target[2] == 7 && g_target[3] == 8 && g_signal[0] == 9,
+              "a refused put_signal wrote: %d %d %llu", g_target[2], g_target[3],
+              (unsigned long long)g_signal[0]);
+        shmem_barrier_all();
+    }
+
     /* Nonblocking: the error is reported at the call, the quiet has nothing to complete. */
     test_capture_begin();
     shmem_int_put_nbi(stack_buf, junk, 8, right);
