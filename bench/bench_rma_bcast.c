@@ -654,6 +654,7 @@ static double clock_overhead_ns(void) {
     return median_of(v, 1000);
 }
 
+#define LOGGP_CURVE_POINTS 14
 typedef struct {
     double L, o, g, G, a, o_r, o_r_cold, G_copy;
     /* The same per-byte figures for messages that stream through memory (LOGGP_BIG_SIZE and twice
@@ -663,7 +664,20 @@ typedef struct {
      * summing doubles that the peer has just put into my memory (its lines come from the peer's
      * cache), and a put into memory that the peer has just read (the lines must come back). */
     double reduce_fresh, G_fresh;
+    /* Per byte at each of loggp_curve_size(k) (blocking puts, local copies; NAN: not measured): the
+     * cost of a message as a function of its size (as PLogP's G(m), Kielmann et al. 2000). One
+     * figure per kind (G, G_big) misses where the cache levels fall: on an Intel Xeon with a
+     * 1.25 MiB L2, 1-4 MiB puts run at a third of the 64-256 KiB ones' speed. */
+    double G_curve[LOGGP_CURVE_POINTS], copy_curve[LOGGP_CURVE_POINTS];
 } loggp_t;
+
+/* The curve's sizes: the powers of two from 4 KiB (2^12) to 32 MiB (2^25), each figure
+ * (t(s) - t(LOGGP_CURVE_BASE)) / (s - LOGGP_CURVE_BASE), the fixed cost of a call taken out.
+ * Steps of two, as an L1 or L2 boundary moves the figure 3-5x within a step of four. */
+#define LOGGP_CURVE_BASE ((size_t)256)
+static size_t loggp_curve_size(int k) {
+    return (size_t)4096 << k;
+}
 
 #define LOGGP_FRESH_SIZE ((size_t)64 << 10)
 
@@ -704,6 +718,26 @@ static void time_put_and_copy(shoal_gptr_t peer, size_t s, int reps, double *v, 
         v[r] = bench_now_ns() - a;
     }
     *copy_ns = median_of(v, reps);
+}
+
+/* The per-size curve (loggp_t.G_curve, copy_curve) on unit 0: each size timed after a few
+ * untimed rounds, so the buffers are where repeated calls on the same data keep them, as in the
+ * collectives' benchmarks. v holds at least reps values. */
+static void loggp_curve(loggp_t *P, shoal_gptr_t peer, double *v, int reps) {
+    double base_put, base_copy, tp, tc;
+    time_put_and_copy(peer, LOGGP_CURVE_BASE, reps, v, &base_put, &base_copy);
+    for (int k = 0; k < LOGGP_CURVE_POINTS; k++) {
+        size_t s = loggp_curve_size(k);
+        P->G_curve[k] = P->copy_curve[k] = NAN;
+        if (s > C.bufbytes) continue;
+        /* about 20 ms a size, at least 5 and at most reps timed calls */
+        int n = (int)(20e6 / (0.1 * (double)s + 1000));
+        n = n < 5 ? 5 : n > reps ? reps : n;
+        time_put_and_copy(peer, s, n < 3 ? n : 3, v, &tp, &tc); /* warm-up */
+        time_put_and_copy(peer, s, n, v, &tp, &tc);
+        P->G_curve[k] = (tp - base_put) / (double)(s - LOGGP_CURVE_BASE) / 1e3;
+        P->copy_curve[k] = (tc - base_copy) / (double)(s - LOGGP_CURVE_BASE) / 1e3;
+    }
 }
 
 /* The others wait, driving MPI progress, until unit 0 says it is done. */
@@ -758,6 +792,7 @@ static void loggp_shoal(loggp_t *P, double clk) {
             P->G_big = (tp[1] - tp[0]) / (double)LOGGP_BIG_SIZE / 1e3;
             P->G_copy_big = (tc[1] - tc[0]) / (double)LOGGP_BIG_SIZE / 1e3;
         }
+        loggp_curve(P, peer, v, reps);
         /* a: a blocking fetch-add on the peer */
         for (int i = 0; i < reps; i++) {
             int64_t old;
@@ -924,6 +959,7 @@ static void loggp_mpi(loggp_t *P, double clk) {
     }
     P->o_r = P->o_r_cold = P->G_copy = P->G_big = P->G_copy_big = P->big_from = NAN;
     P->reduce_fresh = P->G_fresh = NAN;
+    for (int k = 0; k < LOGGP_CURVE_POINTS; k++) P->G_curve[k] = P->copy_curve[k] = NAN;
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Win_unlock_all(win);
     MPI_Win_free(&win);
@@ -938,9 +974,21 @@ static void loggp_line(FILE *f, const char *prefix, const char *path, const logg
     fprintf(f,
             "%sloggp: path=%s mpi=%s units=%d L=%.6g o=%.6g g=%.6g G=%.6g a=%.6g o_r=%.6g "
             "o_r_cold=%.6g G_copy=%.6g G_big=%.6g G_copy_big=%.6g big_from=%.6g "
-            "reduce_fresh=%.6g G_fresh=%.6g\n",
+            "reduce_fresh=%.6g G_fresh=%.6g",
             prefix, path, lib, (int)C.p, P->L, P->o, P->g, P->G, P->a, P->o_r, P->o_r_cold,
             P->G_copy, P->G_big, P->G_copy_big, P->big_from, P->reduce_fresh, P->G_fresh);
+    /* the curves as size:value lists, only the sizes measured */
+    for (int c = 0; c < 2; c++) {
+        const double *curve = c ? P->copy_curve : P->G_curve;
+        int first = 1;
+        for (int k = 0; k < LOGGP_CURVE_POINTS; k++) {
+            if (!(curve[k] == curve[k])) continue;
+            fprintf(f, "%s%zu:%.6g", first ? (c ? " copy_curve=" : " G_curve=") : ",",
+                    loggp_curve_size(k), curve[k]);
+            first = 0;
+        }
+    }
+    fputc('\n', f);
 }
 
 static loggp_t LS, LM; /* shoal's path, raw MPI */

@@ -2,7 +2,7 @@
 """Measure the LogGP parameters and the collectives back to back, then validate (docs/coll_sim.md).
 
     tools/coll_sim/calibrate.py --build build/h-bench-mpich --sim build/dev-mpich/bin/shoal-coll-sim \
-        --out results/coll_sim_validation [--direct 0] [--tries 4]
+        --out results/coll_sim_validation [--direct 0] [--tries 4] [--nodes 2]
 
 This machine's cache-line hand-off moves between two regimes (about 30 and about 170 ns) from one
 minute to the next, and every on-node parameter moves with it. Parameters measured in one regime
@@ -20,6 +20,11 @@ their means. Up to --tries tries; the last one is kept either way, marked. Write
 params_<mpi>_direct<d>.txt (the simulator's format), coll_<mpi>_direct<d>.csv (bench_coll's),
 coll_1unit.csv (the 1-unit run), validate_<mpi>_direct<d>.txt (validate.py --all),
 calibrate.log (every run's output). Run with nothing else on the machine.
+
+--nodes N runs every 2-unit step across the namespace cluster (docs/cluster.md; bring it up first,
+e.g. `scripts/cluster.sh up 2 --rate 1gbit`, with the same SHOAL_CLUSTER_PREFIX), one unit per
+node, so the parameters and the collectives are those of the link between two nodes; the 1-unit
+step runs on node1. The files' tag then ends in _<N>nodes.
 Standard library only.
 """
 import argparse
@@ -108,6 +113,26 @@ def mean(a, b, k):
     return (x + y) / 2
 
 
+def curve(d, key):
+    """A 'size:per_byte,...' curve of a loggp line as {size: per_byte} (empty when absent)."""
+    out = {}
+    for item in str(d.get(key, "")).split(","):
+        if ":" in item:
+            size, v = item.split(":", 1)
+            try:
+                out[int(size)] = float(v)
+            except ValueError:
+                pass
+    return out
+
+
+def mean_curve(A, B, key):
+    """Both runs' curves averaged size by size (a size only one run has keeps its figure)."""
+    a, b = curve(A, key), curve(B, key)
+    return {s: (a[s] + b[s]) / 2 if s in a and s in b else a.get(s, b.get(s))
+            for s in sorted(set(a) | set(b))}
+
+
 def write_params(path, name, A, B, call, direct, hand_off, agreed):
     g = lambda k: mean(A, B, k)  # noqa: E731
     copy, copy_big = g("G_copy"), g("G_copy_big")
@@ -162,6 +187,12 @@ def write_params(path, name, A, B, call, direct, hand_off, agreed):
         ]
     if g("G_fresh") == g("G_fresh") and g("G_fresh") > 0:
         lines.append(f"G_fresh = {g('G_fresh'):.6g}   # a 64 KiB put into memory the peer just read")
+    # Per-size figures (bench_rma_bcast's G_curve, copy_curve): they replace G and copy and the
+    # big_from blend in the simulator, so the cache levels fall where this CPU has them.
+    for key, prefix, what in (("G_curve", "G", "blocking puts"), ("copy_curve", "copy", "local copies")):
+        for size, v in mean_curve(A, B, key).items():
+            if v == v and v > 0:
+                lines.append(f"{prefix}.{size} = {v:.6g}   # {what} of {size} bytes, per byte")
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
 
@@ -174,29 +205,34 @@ def main():
     ap.add_argument("--direct", default="1")
     ap.add_argument("--tries", type=int, default=4)
     ap.add_argument("--batches", default="5", help="bench_coll batches per variant (the runs in results/: 5)")
+    ap.add_argument("--max-size", help="bench_coll's largest size (default: bench_coll's own)")
+    ap.add_argument("--nodes", type=int, default=0, help="run across this many nodes of the namespace cluster")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     shoalrun = os.path.join(a.build, "bin", "shoalrun")
     rbc = os.path.join(a.build, "bench", "bench_rma_bcast")
     coll = os.path.join(a.build, "bench", "bench_coll")
     env = {"SHOAL_DIRECT": a.direct, "SHOAL_COLL_TUNING_CACHE": "off"}
-    path = "shoal-direct" if a.direct == "1" else "shoal-mpi"
+    # Across nodes the peer is reached through MPI whatever SHOAL_DIRECT says.
+    path = "shoal-direct" if a.direct == "1" and a.nodes < 2 else "shoal-mpi"
+    on = lambda n: [shoalrun] + (["--nodes", str(min(n, a.nodes))] if a.nodes else []) + ["-n", str(n)]  # noqa: E731
     log = os.path.join(a.out, "calibrate.log")
     open(log, "w").close()
     for t in range(1, a.tries + 1):
-        A = loggp_line(run([shoalrun, "-n", "2", rbc, "--loggp"], env, log), path)
+        A = loggp_line(run(on(2) + [rbc, "--loggp"], env, log), path)
         one = os.path.join(a.out, "coll_1unit.csv")
-        run([shoalrun, "-n", "1", coll, "--max-size", "8", "--batches", "5", "--csv", one], env, log)
+        run(on(1) + [coll, "--max-size", "8", "--batches", "5", "--csv", one], env, log)
         lib = str(A.get("mpi", "mpi")).lower()  # "MPICH_4.0.2", "Open_MPI_4.1.4"
         mpi = "openmpi" if lib.startswith("open") else re.sub(r"[^a-z]", "", lib.split("_")[0])
-        tag = f"{mpi}_direct{a.direct}"
+        tag = f"{mpi}_direct{a.direct}" + (f"_{a.nodes}nodes" if a.nodes else "")
         csv_path = os.path.join(a.out, f"coll_{tag}.csv")
-        text = run([shoalrun, "-n", "2", coll, "--batches", a.batches, "--csv", csv_path], env, log)
+        text = run(on(2) + [coll, "--batches", a.batches, "--csv", csv_path] +
+                   (["--max-size", a.max_size] if a.max_size else []), env, log)
         m = re.search(r"cache-line hand-off[^:]*: ([0-9.]+ ns median)", text)
         hand_off = m.group(1) if m else "not measured"
-        B = loggp_line(run([shoalrun, "-n", "2", rbc, "--loggp"], env, log), path)
+        B = loggp_line(run(on(2) + [rbc, "--loggp"], env, log), path)
         ok = agree(A, B)
-        regime = same_regime(hand_off, A, B, a.direct == "1")
+        regime = same_regime(hand_off, A, B, a.direct == "1" and a.nodes < 2)
         print(f"try {t}: L {A['L']} / {B['L']}, a {A['a']} / {B['a']}, hand-off {hand_off}: "
               f"{'agree' if ok else 'differ'}{'' if regime else ', not the collectives regime'}",
               file=sys.stderr)
@@ -204,7 +240,8 @@ def main():
         if ok or t == a.tries:
             break
     params = os.path.join(a.out, f"params_{tag}.txt")
-    write_params(params, f"calibrated-{tag}", A, B, call_costs(one), a.direct == "1", hand_off, ok)
+    write_params(params, f"calibrated-{tag}", A, B, call_costs(one), path == "shoal-direct", hand_off,
+                 ok)
     val = subprocess.run([sys.executable, os.path.join(HERE, "validate.py"), "--sim", a.sim,
                           "--params", params, "--all", csv_path], stdout=subprocess.PIPE,
                          text=True, check=True).stdout

@@ -258,6 +258,13 @@ int main(int argc, char **argv) {
     if (prm.big_from > 0)
         printf("# from %.0f bytes on: G=%g copy=%g reduce=%g (streaming through memory)\n",
                prm.big_from, prm.G_big, prm.copy_big, prm.reduce_big);
+    for (int c = 0; c < 2; c++) {
+        const sim_curve_t *cv = c ? &prm.copy_curve : &prm.G_curve;
+        if (!cv->n) continue;
+        printf("# %s per size, in place of the single figures:", c ? "copy" : "G");
+        for (int i = 0; i < cv->n; i++) printf(" %.0f:%g", cv->bytes[i], cv->per_byte[i]);
+        printf("\n");
+    }
     if (ppn > 0)
         printf("# %d units per node; between nodes %s: L=%g o=%g a=%g g=%g G=%g put_ack=%d, one "
                "NIC per node\n",

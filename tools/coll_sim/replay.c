@@ -13,7 +13,8 @@
  * getter blocked throughout. A wait completes at max(clock, arrival of the signal it needs) + o_r;
  * copies and reductions cost n x copy and n x reduce (from 2 x big_from bytes on, the streaming
  * figures G_big, copy_big and reduce_big instead; between big_from / 2 and 2 x big_from a
- * geometric blend of the two); every call begins with `call` (its fixed
+ * geometric blend of the two; measured per-size curves, when given, replace G and copy and
+ * their blends: sim_curve_t); every call begins with `call` (its fixed
  * cost, 0 by default). Events are processed in time order from one heap, each member executing one
  * operation per step, so arrivals are always known before a later wait looks.
  *
@@ -36,6 +37,32 @@ void sim_params_default(sim_params_t *prm) {
     prm->a = 0.1;
     prm->g = 0.1;
     prm->G = 1e-4;
+}
+
+/* Adds the point (bytes, v) to c, keeping the sizes in order; -1 when full or bytes repeats. */
+static int curve_add(sim_curve_t *c, double bytes, double v) {
+    if (c->n == SIM_CURVE_MAX || !(bytes > 0)) return -1;
+    int i = c->n;
+    while (i > 0 && c->bytes[i - 1] > bytes) {
+        c->bytes[i] = c->bytes[i - 1], c->per_byte[i] = c->per_byte[i - 1];
+        i--;
+    }
+    if (i > 0 && c->bytes[i - 1] == bytes) return -1;
+    c->bytes[i] = bytes, c->per_byte[i] = v;
+    c->n++;
+    return 0;
+}
+
+double sim_curve_at(const sim_curve_t *c, double n) {
+    if (n <= c->bytes[0]) return c->per_byte[0];
+    for (int i = 1; i < c->n; i++)
+        if (n <= c->bytes[i]) {
+            double lo = c->per_byte[i - 1], hi = c->per_byte[i];
+            if (!(lo > 0 && hi > 0)) return hi; /* no geometric blend through 0 */
+            double f = log(n / c->bytes[i - 1]) / log(c->bytes[i] / c->bytes[i - 1]);
+            return lo * pow(hi / lo, f);
+        }
+    return c->per_byte[c->n - 1];
 }
 
 int sim_params_read(const char *path, sim_params_t *prm) {
@@ -98,7 +125,15 @@ int sim_params_read(const char *path, sim_params_t *prm) {
             prm->reduce_big = v;
         else if (!strcmp(key, "call"))
             prm->call = v;
-        else if (!strncmp(key, "call.", 5)) {
+        else if (!strncmp(key, "G.", 2) || !strncmp(key, "copy.", 5)) {
+            int is_g = key[0] == 'G';
+            char *bend;
+            double bytes = strtod(key + (is_g ? 2 : 5), &bend);
+            if (*bend || curve_add(is_g ? &prm->G_curve : &prm->copy_curve, bytes, v)) {
+                fprintf(stderr, "%s:%d: %s: a size in bytes, once per curve\n", path, lineno, key);
+                rc = -1;
+            }
+        } else if (!strncmp(key, "call.", 5)) {
             int k = 0;
             while (k < COLL_KINDS && strcmp(key + 5, coll_kind_name((coll_kind_t)k))) k++;
             if (k == COLL_KINDS) {
@@ -337,8 +372,17 @@ int sim_replay_nodes(const sim_schedule_t *s, const sim_params_t *local, const s
             double t0 = me->clock + ov;
             if (*tx > t0) t0 = *tx;
             if (sig) n1 = 0;
-            double G_small = !sig && ev->key == 1 && pr->G_fresh > 0 ? pr->G_fresh : pr->G;
-            double G = sig ? pr->G : per_byte(pr, ev->n, G_small, pr->G_big);
+            double G;
+            if (sig)
+                G = pr->G;
+            else if (pr->G_curve.n) {
+                /* a scratch's lines come back from the target first: never below G_fresh */
+                G = sim_curve_at(&pr->G_curve, (double)ev->n);
+                if (ev->key == 1 && pr->G_fresh > G) G = pr->G_fresh;
+            } else {
+                double G_small = ev->key == 1 && pr->G_fresh > 0 ? pr->G_fresh : pr->G;
+                G = per_byte(pr, ev->n, G_small, pr->G_big);
+            }
             *tx = t0 + pr->g + n1 * G;
             double first = t0 + pr->L;
             if (*rx > first) first = *rx;
@@ -367,7 +411,8 @@ int sim_replay_nodes(const sim_schedule_t *s, const sim_params_t *local, const s
             *tx = t0 + pr->g;
             double r0 = t0 + pr->L;
             if (*srv > r0) r0 = *srv;
-            double G = per_byte(pr, ev->n, pr->G, pr->G_big);
+            double G = pr->G_curve.n ? sim_curve_at(&pr->G_curve, (double)ev->n)
+                                     : per_byte(pr, ev->n, pr->G, pr->G_big);
             *srv = r0 + pr->g + n1 * G;
             me->clock = r0 + pr->L + n1 * G;
             break;
@@ -398,7 +443,9 @@ int sim_replay_nodes(const sim_schedule_t *s, const sim_params_t *local, const s
             break;
         }
         case EV_COPY:
-            me->clock += (double)ev->n * per_byte(prm, ev->n, prm->copy, prm->copy_big);
+            me->clock += (double)ev->n * (prm->copy_curve.n
+                                              ? sim_curve_at(&prm->copy_curve, (double)ev->n)
+                                              : per_byte(prm, ev->n, prm->copy, prm->copy_big));
             break;
         case EV_REDUCE:
             me->clock += (double)ev->n * per_byte(prm, ev->n, prm->reduce, prm->reduce_big);

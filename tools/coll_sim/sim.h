@@ -66,6 +66,15 @@ const char *sim_not_applicable(const sim_case_t *c);
 const coll_algo_t *sim_default_choice(const sim_case_t *c, int *radix, size_t *segsize);
 
 /* ---- LogGP parameters (µs, µs per byte) ---- */
+/* A per-byte cost measured at several sizes ("G.<bytes>" or "copy.<bytes>" in a parameter file):
+ * between two sizes the figure is interpolated geometrically in log(size), outside them the
+ * nearest one holds. */
+#define SIM_CURVE_MAX 16
+typedef struct {
+    int n; /* points, by increasing size (0: none; the single figures apply) */
+    double bytes[SIM_CURVE_MAX], per_byte[SIM_CURVE_MAX];
+} sim_curve_t;
+
 typedef struct {
     char name[64];
     double L, o, g, G; /* latency, send overhead, gap between messages, time per byte */
@@ -80,6 +89,9 @@ typedef struct {
     /* A put into memory the target reads in every call (a scratch), below big_from: its lines
      * come back from the target's cache first (0: G). */
     double G_fresh;
+    /* Measured per-size curves for puts and gets (G_curve) and local copies (copy_curve): when
+     * present they replace G / G_big and copy / copy_big (big_from's blend) for those events. */
+    sim_curve_t G_curve, copy_curve;
     double call;                  /* a call's fixed software cost on every member before its first
                                    * operation (entry checks, flush, selection); 0 = not modelled */
     double call_kind[COLL_KINDS]; /* "call.<collective>": that collective's own (0: call) */
@@ -87,6 +99,8 @@ typedef struct {
 } sim_params_t;
 
 void sim_params_default(sim_params_t *prm); /* this machine, direct path */
+/* A curve's per-byte figure for n bytes (c->n > 0). */
+double sim_curve_at(const sim_curve_t *c, double n);
 /* Reads "key = value" lines (# comments); 0, or -1 with a message on stderr. */
 int sim_params_read(const char *path, sim_params_t *prm);
 

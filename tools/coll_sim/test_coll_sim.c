@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sim.h"
 
@@ -162,6 +163,46 @@ static int test_exact(void) {
         pev[0].n = 101, pev[0].key = 1;
         sim_replay(&ps, &prm, &r);
         expect_near("a put into a peer's scratch", r.time, 0.5 + 100 * 0.05);
+    }
+    /* Per-size curves, read from a parameter file: G.1000 = 0.01 and G.4000 = 0.04 (big_from's
+     * blend ignored): 500 bytes at 0.01, 2000 at their geometric mean 0.02 (log-midway), 8000 at
+     * 0.04; a scratch put never below G_fresh = 0.05; a copy of 2000 bytes between copy.1000 =
+     * 0.001 and copy.4000 = 0.004 at 0.002 per byte. */
+    {
+        char path[] = "/tmp/test_coll_sim_XXXXXX";
+        int fd = mkstemp(path);
+        FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+        sim_params_t prm;
+        int read_rc = -1;
+        if (f) {
+            fprintf(f, "L = 2\no = 0.5\ng = 0.1\nG = 0.01\nbig_from = 1000\nG_big = 9\n"
+                       "G_fresh = 0.05\nG.4000 = 0.04\nG.1000 = 0.01\ncopy.1000 = 0.001\n"
+                       "copy.4000 = 0.004\n");
+            fclose(f);
+            read_rc = sim_params_read(path, &prm);
+            unlink(path);
+        }
+        expect_near("a parameter file with curves reads", read_rc, 0);
+        sim_ev_t pev[1] = {{EV_PUT, 1, 0, 500}};
+        size_t pstart[3] = {0, 1, 1};
+        sim_schedule_t ps = {2, pev, 1, 1, pstart, 1, 0};
+        sim_result_t r = {0};
+        sim_replay(&ps, &prm, &r);
+        expect_near("a put below the curve", r.time, 0.5 + 499 * 0.01);
+        pev[0].n = 2000;
+        sim_replay(&ps, &prm, &r);
+        expect_near("a put between two points of the curve", r.time, 0.5 + 1999 * 0.02);
+        pev[0].n = 8000;
+        sim_replay(&ps, &prm, &r);
+        expect_near("a put past the curve", r.time, 0.5 + 7999 * 0.04);
+        pev[0].n = 101, pev[0].key = 1;
+        sim_replay(&ps, &prm, &r);
+        expect_near("a scratch put with a curve", r.time, 0.5 + 100 * 0.05);
+        sim_ev_t cev[1] = {{EV_COPY, 0, 0, 2000}};
+        size_t cstart[3] = {0, 1, 1};
+        sim_schedule_t cs = {2, cev, 1, 1, cstart, 1, 0};
+        sim_replay(&cs, &prm, &r);
+        expect_near("a copy on the copy curve", r.time, 2000 * 0.002);
     }
     /* Back to back: the second dissemination barrier of p = 2 starts when the first ends, so
      * two take twice one (2 x 2.30); a collective's own call cost replaces the general one. */
