@@ -669,6 +669,12 @@ typedef struct {
      * figure per kind (G, G_big) misses where the cache levels fall: on an Intel Xeon with a
      * 1.25 MiB L2, 1-4 MiB puts run at a third of the 64-256 KiB ones' speed. */
     double G_curve[LOGGP_CURVE_POINTS], copy_curve[LOGGP_CURVE_POINTS];
+    /* Whole blocking calls, us: an add that fetches nothing (a collective's signal; a is a
+     * fetch-add, which some MPIs serve slower: Open MPI's osc/pt2pt across TCP 24-33 against
+     * 15-19 us), and a put and a get of LOGGP_CURVE_BASE bytes (their completion included: on
+     * the MPI path a round trip that 2 L, from a ping-pong whose waits also wait for progress,
+     * overstates). */
+    double a_add, put_small, get_small;
 } loggp_t;
 
 /* The curve's sizes: the powers of two from 4 KiB (2^12) to 32 MiB (2^25), each figure
@@ -726,6 +732,7 @@ static void time_put_and_copy(shoal_gptr_t peer, size_t s, int reps, double *v, 
 static void loggp_curve(loggp_t *P, shoal_gptr_t peer, double *v, int reps) {
     double base_put, base_copy, tp, tc;
     time_put_and_copy(peer, LOGGP_CURVE_BASE, reps, v, &base_put, &base_copy);
+    P->put_small = base_put / 1e3;
     for (int k = 0; k < LOGGP_CURVE_POINTS; k++) {
         size_t s = loggp_curve_size(k);
         P->G_curve[k] = P->copy_curve[k] = NAN;
@@ -803,6 +810,21 @@ static void loggp_shoal(loggp_t *P, double clk) {
             v[i] = bench_now_ns() - a - clk;
         }
         P->a = median_of(v, reps) / 1e3;
+        /* a_add: a blocking add, nothing fetched (what a collective's signal is) */
+        for (int i = 0; i < reps; i++) {
+            double a = bench_now_ns();
+            ok_or_die(shoal_add_i64(shoal_gptr_add(shoal_gptr_setunit(C.ctl, 1), W_AMO), 1),
+                      "shoal_add_i64");
+            v[i] = bench_now_ns() - a - clk;
+        }
+        P->a_add = median_of(v, reps) / 1e3;
+        /* get_small: a blocking get of LOGGP_CURVE_BASE bytes (put_small: loggp_curve) */
+        for (int i = 0; i < reps; i++) {
+            double a = bench_now_ns();
+            ok_or_die(shoal_get(C.copy_dst, peer, LOGGP_CURVE_BASE), "shoal_get");
+            v[i] = bench_now_ns() - a - clk;
+        }
+        P->get_small = median_of(v, reps) / 1e3;
     }
     peer_idle();
     /* L: ping-pong of signals between units 0 and 1 (both words read before the barrier: after
@@ -960,6 +982,7 @@ static void loggp_mpi(loggp_t *P, double clk) {
     P->o_r = P->o_r_cold = P->G_copy = P->G_big = P->G_copy_big = P->big_from = NAN;
     P->reduce_fresh = P->G_fresh = NAN;
     for (int k = 0; k < LOGGP_CURVE_POINTS; k++) P->G_curve[k] = P->copy_curve[k] = NAN;
+    P->a_add = P->put_small = P->get_small = NAN;
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Win_unlock_all(win);
     MPI_Win_free(&win);
@@ -974,9 +997,10 @@ static void loggp_line(FILE *f, const char *prefix, const char *path, const logg
     fprintf(f,
             "%sloggp: path=%s mpi=%s units=%d L=%.6g o=%.6g g=%.6g G=%.6g a=%.6g o_r=%.6g "
             "o_r_cold=%.6g G_copy=%.6g G_big=%.6g G_copy_big=%.6g big_from=%.6g "
-            "reduce_fresh=%.6g G_fresh=%.6g",
+            "reduce_fresh=%.6g G_fresh=%.6g a_add=%.6g put_small=%.6g get_small=%.6g",
             prefix, path, lib, (int)C.p, P->L, P->o, P->g, P->G, P->a, P->o_r, P->o_r_cold,
-            P->G_copy, P->G_big, P->G_copy_big, P->big_from, P->reduce_fresh, P->G_fresh);
+            P->G_copy, P->G_big, P->G_copy_big, P->big_from, P->reduce_fresh, P->G_fresh, P->a_add,
+            P->put_small, P->get_small);
     /* the curves as size:value lists, only the sizes measured */
     for (int c = 0; c < 2; c++) {
         const double *curve = c ? P->copy_curve : P->G_curve;

@@ -96,6 +96,11 @@ typedef struct {
                                    * operation (entry checks, flush, selection); 0 = not modelled */
     double call_kind[COLL_KINDS]; /* "call.<collective>": that collective's own (0: call) */
     int put_ack; /* 1: a put blocks until its completion is back (+L): the MPI path */
+    /* With put_ack: a blocking put and get of 256 bytes as measured, completion included (0: not
+     * measured, the round trip is priced 2 L). Where the ping-pong's L holds a wait for progress
+     * as well as the wire (Open MPI's TCP: L 17.5 us, a put of 8 B and its flush 18 us), 2 L
+     * prices every put's completion twice over. Larger messages add (n - 256) G. */
+    double put_small, get_small;
 } sim_params_t;
 
 void sim_params_default(sim_params_t *prm); /* this machine, direct path */

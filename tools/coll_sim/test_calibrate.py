@@ -47,10 +47,23 @@ def main():
     want = {"G.4096": 3e-05, "G.65536": 4e-05, "G.1048576": 9e-05, "copy.4096": 1e-05}
     if set(got) != set(want) or any(abs(got[k] - want[k]) > 1e-12 for k in want):
         bad.append(f"curves: {got}")
+    # the MPI path: a signal priced as the add that fetches nothing, puts and gets as measured;
+    # the direct path keeps the fetch-add (its L is derived from it) and 2 L round trips
+    M = dict(loggp, a=24.0, a_add=15.0, put_small=14.0, get_small=24.0)
+    for direct, want_a, want_small in ((False, 15.0, {"put_small": 14.0, "get_small": 24.0}),
+                                       (True, 24.0, {})):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "p.txt")
+            calibrate.write_params(path, "t", M, M, (0.03, {}), direct, "not measured", True)
+            kv = {l.split("=")[0].strip(): float(l.split("=")[1].split("#")[0])
+                  for l in open(path).read().splitlines()
+                  if "=" in l and not l.startswith(("#", "name"))}
+        if kv.get("a") != want_a or {k: kv[k] for k in ("put_small", "get_small") if k in kv} != want_small:
+            bad.append(f"MPI path terms, direct={direct}: a={kv.get('a')}")
     if bad:
         print(f"test_calibrate: FAILED: {bad}")
         return 1
-    print(f"test_calibrate: OK ({len(checks)} regime checks, o_r written as 0, curves averaged)")
+    print(f"test_calibrate: OK ({len(checks)} regime checks, o_r written as 0, curves averaged, MPI path terms)")
     return 0
 
 

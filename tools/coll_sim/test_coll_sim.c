@@ -204,6 +204,28 @@ static int test_exact(void) {
         sim_replay(&cs, &prm, &r);
         expect_near("a copy on the copy curve", r.time, 2000 * 0.002);
     }
+    /* The MPI path (put_ack): a put's completion as measured, put_small = 5 for 256 bytes plus
+     * (n - 256) G, not the last byte's arrival plus L (0.5 + 2 + 1255 x 0.01 + 2 = 17.05); a get
+     * likewise from get_small = 4. */
+    {
+        sim_ev_t pev[1] = {{EV_PUT, 1, 0, 1256}};
+        size_t pstart[3] = {0, 1, 1};
+        sim_schedule_t ps = {2, pev, 1, 1, pstart, 1, 0};
+        sim_params_t prm = test_params();
+        prm.put_ack = 1;
+        sim_result_t r = {0};
+        sim_replay(&ps, &prm, &r);
+        expect_near("an acknowledged put, priced by L", r.time, 0.5 + 2 + 1255 * 0.01 + 2);
+        prm.put_small = 5, prm.get_small = 4;
+        sim_replay(&ps, &prm, &r);
+        expect_near("an acknowledged put, as measured", r.time, 5 + 1000 * 0.01);
+        pev[0].kind = EV_GET;
+        sim_replay(&ps, &prm, &r);
+        expect_near("a get through MPI, as measured", r.time, 4 + 1000 * 0.01);
+        pev[0].n = 100;
+        sim_replay(&ps, &prm, &r);
+        expect_near("a get smaller than the measured one", r.time, 4);
+    }
     /* Back to back: the second dissemination barrier of p = 2 starts when the first ends, so
      * two take twice one (2 x 2.30); a collective's own call cost replaces the general one. */
     {
