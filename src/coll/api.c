@@ -259,20 +259,29 @@ shoal_err_t shoal__broadcast_keep_root_dest(shoal_team_t team, shoal_gptr_t dest
     return broadcast(team, dest, src, nbytes, root, 1);
 }
 
-/* Frees a collect's size and offset arrays (on a failure: the caller sees NULLs). */
+/* Lets go of a collect's size and offset arrays (the team keeps them for the next call; on a
+ * failure the caller sees NULLs). */
 static void drop_sizes(coll_args_t *a) {
-    free(a->sizes);
-    free(a->offsets);
     a->sizes = a->offsets = NULL;
 }
 
-/* The per-member size and offset arrays of a collect or fcollect (freed by the caller). */
+/* The per-member size and offset arrays of a collect: the team's, made by its first collect. */
 static shoal_err_t alloc_sizes(coll_args_t *a) {
-    a->sizes = malloc((size_t)a->p * sizeof *a->sizes);
-    a->offsets = malloc((size_t)a->p * sizeof *a->offsets);
-    if (a->sizes && a->offsets) return SHOAL_OK;
-    drop_sizes(a);
-    return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
+    coll_team_t *ct = a->ct;
+    if (!ct->collect_sizes) {
+        size_t *sizes = malloc((size_t)a->p * sizeof *sizes);
+        size_t *offsets = malloc((size_t)a->p * sizeof *offsets);
+        if (!sizes || !offsets) {
+            free(sizes);
+            free(offsets);
+            return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory");
+        }
+        ct->collect_sizes = sizes;
+        ct->collect_offsets = offsets;
+    }
+    a->sizes = ct->collect_sizes;
+    a->offsets = ct->collect_offsets;
+    return SHOAL_OK;
 }
 
 /* Sizes and offsets from the members' sizes (every member has the same v): an overflow fails

@@ -56,6 +56,8 @@ static void free_coll_team(coll_team_t *ct) {
     free(ct->local_buf);
     free(ct->fcollect_sizes);
     free(ct->fcollect_offsets);
+    free(ct->collect_sizes);
+    free(ct->collect_offsets);
     free(ct);
 }
 

@@ -131,6 +131,8 @@ int main(int argc, char **argv) {
     MEASURE("shoal_broadcast8", shoal_broadcast(SHOAL_TEAM_ALL, cdst, csrc, 8, 0));
     MEASURE("shoal_reduce8",
             shoal_reduce(SHOAL_TEAM_ALL, cdst, csrc, 1, SHOAL_TYPE_INT64, SHOAL_RED_SUM));
+    /* collect has no repeat path (its blocks may differ from call to call): its whole entry */
+    MEASURE("shoal_collect8", shoal_collect(SHOAL_TEAM_ALL, cdst, csrc, 8));
     /* A fence on an allocation every member maps (auto: imm_barrier, its barrier alone), empty and
      * closing one put. The first fence, which makes the allocation's fence state, comes first. */
     if (shoal_epoch_fence(g, 0) != SHOAL_OK) return 1;
