@@ -300,13 +300,6 @@ static shoal_err_t set_offsets(coll_args_t *a) {
     return SHOAL_OK;
 }
 
-/* Bytes of a collect's MPI size cell on a team of p: the 8-byte size and room for a block of up
- * to 1 KiB, 8 KiB of blocks in all (a block that does not fit wastes its cell: a bounded cost
- * against the MPI round a second collective takes); only the size beyond 1,024 members. */
-static size_t mpi_cell_bytes(int32_t p) {
-    return 8 + (p <= 8 ? 1024 : 8192 / (size_t)p / 8 * 8);
-}
-
 /* On a team whose words go through MPI (members on other nodes, or the direct path off), one
  * MPI_Allgather of the sizes: a network latency, where the one-sided exchange below is a round
  * trip per signal (docs/collectives.md "Native"). The blocks ride along in the same call when
@@ -314,7 +307,7 @@ static size_t mpi_cell_bytes(int32_t p) {
  * counts the program already knew. */
 static shoal_err_t exchange_sizes_mpi(coll_args_t *a, size_t mine) {
     SHOAL_TRY(alloc_sizes(a));
-    size_t cell = mpi_cell_bytes(a->p);
+    size_t cell = coll_mpi_cell_bytes(a->p);
     char *cells = malloc(cell * ((size_t)a->p + 1)), *my_cell = cells + cell * (size_t)a->p;
     if (!cells) {
         drop_sizes(a);

@@ -40,6 +40,14 @@ typedef enum {
     COLL_KINDS
 } coll_kind_t;
 
+/* Bytes of a collect's MPI size cell on a team of p, when the team's words go through MPI (api.c,
+ * exchange_sizes_mpi): the 8-byte size and room for a block of up to 1 KiB, 8 KiB of blocks in
+ * all (a block that does not fit wastes its cell: a bounded cost against the MPI round a second
+ * collective takes); only the size beyond 1,024 members. The simulator records the same. */
+static inline size_t coll_mpi_cell_bytes(int32_t p) {
+    return 8 + (p <= 8 ? 1024 : 8192 / (size_t)p / 8 * 8);
+}
+
 /* Which buffer of a member an operation addresses. */
 typedef enum { BUF_DEST = 0, BUF_SRC = 1, BUF_SCRATCH = 2 } coll_buf_t;
 

@@ -133,7 +133,19 @@ def mean_curve(A, B, key):
             for s in sorted(set(a) | set(b))}
 
 
-def write_params(path, name, A, B, call, direct, hand_off, agreed):
+def mpi_allgather_us(csv_path):
+    """MPI_Allgather's median at the smallest size of a bench_coll CSV (fcollect, variant mpi), or
+    None: at 2 members one exchange, the measure of a message inside the MPI's own collectives."""
+    with open(csv_path) as f:
+        rows = [r for r in csv.DictReader(l for l in f if not l.startswith("#"))
+                if r["collective"] == "fcollect" and r["variant"] == "mpi" and r["status"] == "ok"]
+    if not rows:
+        return None
+    smallest = min(int(r["size_bytes"]) for r in rows)
+    return statistics.median(float(r["median_us"]) for r in rows if int(r["size_bytes"]) == smallest)
+
+
+def write_params(path, name, A, B, call, direct, hand_off, agreed, allgather_us=None):
     g = lambda k: mean(A, B, k)  # noqa: E731
     copy, copy_big = g("G_copy"), g("G_copy_big")
     # bench_rma_bcast's L is half a signal ping-pong minus o. On the direct path the simulator
@@ -192,6 +204,11 @@ def write_params(path, name, A, B, call, direct, hand_off, agreed):
         v = g(key)
         if not direct and v == v and v > 0:
             lines.append(f"{key} = {v:.6g}   # a blocking {key[:3]} of 256 bytes, completion included")
+    # The MPI's own collectives (a collect's size exchange on the MPI path): both sides inside
+    # MPI, one exchange of an MPI_Allgather at 2 members, minus the sender's o.
+    if not direct and allgather_us and allgather_us > g("o"):
+        lines.append(f"native_L = {allgather_us - g('o'):.6g}   # MPI_Allgather of the smallest "
+                     f"size at 2 members ({allgather_us:.6g} us) minus o")
     if g("G_big") == g("G_big") and g("big_from") == g("big_from"):
         lines += [
             f"big_from = {g('big_from'):.6g}   # an eighth of the last-level cache",
@@ -255,7 +272,7 @@ def main():
             break
     params = os.path.join(a.out, f"params_{tag}.txt")
     write_params(params, f"calibrated-{tag}", A, B, call_costs(one), path == "shoal-direct", hand_off,
-                 ok)
+                 ok, mpi_allgather_us(csv_path))
     val = subprocess.run([sys.executable, os.path.join(HERE, "validate.py"), "--sim", a.sim,
                           "--params", params, "--all", csv_path], stdout=subprocess.PIPE,
                          text=True, check=True).stdout

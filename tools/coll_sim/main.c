@@ -283,9 +283,11 @@ int main(int argc, char **argv) {
             for (size_t pi = 0; pi < np; pi++) {
                 int32_t p = (int32_t)ps[pi];
                 int32_t r0 = root < p ? root : 0;
+                /* a team's words go through MPI on the MPI path and when it spans nodes */
+                int mpi_path = prm.put_ack || (ppn > 0 && p > ppn);
                 row_t rows[64];
                 int nrow = 0, best = -1;
-                sim_case_t dc = {kind, NULL, p, sizes[si], r0, 0, 0, ppn, 1};
+                sim_case_t dc = {kind, NULL, p, sizes[si], r0, 0, 0, ppn, 1, mpi_path};
                 int drad = 0;
                 size_t dseg = 0;
                 const coll_algo_t *def = NULL;
@@ -306,7 +308,7 @@ int main(int argc, char **argv) {
                         int radix = g->radix_max && nr ? (int)radices[ri] : 0;
                         if (g->radix_max && nr && (radix < g->radix_min || radix > g->radix_max))
                             continue;
-                        sim_case_t c = {kind, g, p, sizes[si], r0, radix, 0, ppn, 1};
+                        sim_case_t c = {kind, g, p, sizes[si], r0, radix, 0, ppn, 1, mpi_path};
                         row_t *rw = &rows[nrow++];
                         rw->algo = g;
                         rw->radix = radix ? radix : g->radix_default;

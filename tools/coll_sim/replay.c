@@ -148,6 +148,8 @@ int sim_params_read(const char *path, sim_params_t *prm) {
             prm->put_small = v;
         else if (!strcmp(key, "get_small"))
             prm->get_small = v;
+        else if (!strcmp(key, "native_L"))
+            prm->native_L = v;
         else {
             fprintf(stderr, "%s:%d: unknown parameter %s\n", path, lineno, key);
             rc = -1;
@@ -294,7 +296,8 @@ int sim_replay_nodes(const sim_schedule_t *s, const sim_params_t *local, const s
     size_t nwords = 0;
     for (size_t i = 0; i < s->nev; i++) {
         uint8_t k = s->ev[i].kind;
-        if (k == EV_SIGNAL || k == EV_STORE || k == EV_WAIT_ADD || k == EV_WAIT_ABS) nwords++;
+        if (k == EV_SIGNAL || k == EV_STORE || k == EV_SEND || k == EV_WAIT_ADD || k == EV_WAIT_ABS)
+            nwords++;
     }
     size_t cap = 64;
     while (cap < 2 * nwords + 64) cap <<= 1;
@@ -412,6 +415,21 @@ int sim_replay_nodes(const sim_schedule_t *s, const sim_params_t *local, const s
                 if (heap_push(&h, arr, 0, ev->peer, slot, ev->kind == EV_STORE ? ev->n : 0))
                     rc = -1;
             }
+            break;
+        }
+        case EV_SEND: {
+            /* A message of the MPI's own collective: its sender pays o and its bytes on the port
+             * and goes on (MPI buffers or the receiver is already inside the collective); it
+             * arrives native_L after it left, plus its bytes. */
+            int remote = ppn && e.member / ppn != ev->peer / ppn;
+            const sim_params_t *pr = remote ? net : prm;
+            double *tx = remote ? &nic_tx[e.member / ppn] : &me->tx_free;
+            double t0 = me->clock + pr->o;
+            if (*tx > t0) t0 = *tx;
+            *tx = t0 + pr->g + n1 * pr->G;
+            me->clock = t0 + n1 * pr->G;
+            double arr = t0 + (pr->native_L > 0 ? pr->native_L : pr->L) + n1 * pr->G;
+            if (heap_push(&h, arr, 0, ev->peer, word_slot(&w, ev->peer, ev->key), 0)) rc = -1;
             break;
         }
         case EV_GET: {

@@ -257,6 +257,22 @@ static int reserve_region(size_t half) {
     return 0;
 }
 
+/* The word the MPI's own collectives' messages count on (no algorithm word comes near it). */
+#define SIM_NATIVE_KEY ((uint64_t)1 << 40)
+
+/* Member me's part of an MPI_Allgather of one cell of `cell` bytes per member (api.c,
+ * exchange_sizes_mpi): the MPI's algorithm is not ours to record, so it is modelled as the
+ * dissemination pattern of Bruck et al.'s allgather, which MPICH and Open MPI use for small
+ * messages on teams of any size: in round r, the 2^r cells I have so far to me + 2^r, and the
+ * same number from me - 2^r (the last round only what is left). */
+static void record_mpi_allgather(int32_t me, int32_t p, size_t cell) {
+    for (int64_t have = 1; have < p; have *= 2) {
+        int64_t n = have < p - have ? have : p - have;
+        emit(EV_SEND, (int32_t)((me + have) % p), SIM_NATIVE_KEY, (uint64_t)n * cell);
+        emit(EV_WAIT_ADD, me, SIM_NATIVE_KEY, 1);
+    }
+}
+
 /* Fills a's sizes for kind from bytes (see sim_case_t). */
 static void case_sizes(const sim_case_t *c, coll_args_t *a) {
     size_t b = c->bytes;
@@ -337,8 +353,9 @@ static void case_args(const sim_case_t *c, coll_args_t *ap) {
     case_sizes(c, &a);
     a.dseg = &sim_seg; /* not in place */
     a.sseg = NULL;
-    /* collect: every block comes with the sizes only on teams of up to 8 units */
-    a.xchg_blocks = c->p <= 8 && a.nbytes <= sim_ct.xchg_cell - 16;
+    /* collect: every block comes with the sizes only on teams of up to 8 units, and only through
+     * the eager exchange (on the MPI path the sizes come by MPI_Allgather: api.c) */
+    a.xchg_blocks = !c->mpi_path && c->p <= 8 && a.nbytes <= sim_ct.xchg_cell - 16;
     /* the size the selector keys on (docs/collectives.md): the whole result for collect and
      * fcollect, 0 for barrier */
     if (c->kind == COLL_COLLECT || c->kind == COLL_FCOLLECT) a.msg_bytes = (size_t)c->p * a.nbytes;
@@ -464,8 +481,10 @@ int sim_record(const sim_case_t *c, sim_schedule_t *s, size_t max_events, char *
             /* collect, as api.c: on teams with eager exchange slots of up to 8 units, the sizes
              * (and the blocks, when they fit) come through one eager exchange first, whatever
              * runs */
-            if (c->kind == COLL_COLLECT && coll_eager_collect_possible(&a) &&
-                coll_eager_collect_sizes(&a, a.nbytes) != SHOAL_OK) {
+            if (c->kind == COLL_COLLECT && c->mpi_path)
+                record_mpi_allgather(me, p, coll_mpi_cell_bytes(p));
+            else if (c->kind == COLL_COLLECT && coll_eager_collect_possible(&a) &&
+                     coll_eager_collect_sizes(&a, a.nbytes) != SHOAL_OK) {
                 snprintf(why, whylen, "size exchange failed at member %d: %s", (int)me, fail_msg);
                 rc = -1;
             }

@@ -22,6 +22,8 @@ typedef enum {
     EV_REDUCE,   /* local reduction of n bytes */
     EV_CALL,     /* a call of collective kind n begins: its fixed software cost */
     EV_STORE,    /* peer's word `key` := n (a flag or mark; peer may be me: others poll it) */
+    EV_SEND,     /* a two-sided message of n bytes inside one of the MPI's own collectives: +1
+                  * on peer's word `key` when it arrives; its sender does not wait for it */
     EV_KINDS
 } sim_ev_kind_t;
 
@@ -52,8 +54,10 @@ typedef struct {
     int32_t root;
     int radix;
     size_t segsize;
-    int32_t ppn; /* units per node, placed block-wise (0: all on one node) */
-    int calls;   /* back-to-back calls recorded, each after the member's previous one (0: 1) */
+    int32_t ppn;  /* units per node, placed block-wise (0: all on one node) */
+    int calls;    /* back-to-back calls recorded, each after the member's previous one (0: 1) */
+    int mpi_path; /* the team's words go through MPI (api.c): a collect learns the sizes with one
+                   * MPI_Allgather, not the eager exchange */
 } sim_case_t;
 
 /* Records every member's schedule into *s (fresh; sim_schedule_free after). Returns 0, or -1
@@ -101,6 +105,10 @@ typedef struct {
      * as well as the wire (Open MPI's TCP: L 17.5 us, a put of 8 B and its flush 18 us), 2 L
      * prices every put's completion twice over. Larger messages add (n - 256) G. */
     double put_small, get_small;
+    /* One-way time of a message inside the MPI's own collectives (EV_SEND; 0: L): both sides are
+     * inside MPI, so no wait for progress, unlike the ping-pong behind L. calibrate.py takes it
+     * from MPI_Allgather of 8 B at 2 members (one exchange): its time minus o. */
+    double native_L;
 } sim_params_t;
 
 void sim_params_default(sim_params_t *prm); /* this machine, direct path */

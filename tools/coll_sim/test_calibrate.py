@@ -54,11 +54,14 @@ def main():
                                        (True, 24.0, {})):
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "p.txt")
-            calibrate.write_params(path, "t", M, M, (0.03, {}), direct, "not measured", True)
+            calibrate.write_params(path, "t", M, M, (0.03, {}), direct, "not measured", True, 10.0)
             kv = {l.split("=")[0].strip(): float(l.split("=")[1].split("#")[0])
                   for l in open(path).read().splitlines()
                   if "=" in l and not l.startswith(("#", "name"))}
-        if kv.get("a") != want_a or {k: kv[k] for k in ("put_small", "get_small") if k in kv} != want_small:
+        if not direct:
+            want_small = dict(want_small, native_L=10.0 - M["o"])
+        got_small = {k: kv[k] for k in ("put_small", "get_small", "native_L") if k in kv}
+        if kv.get("a") != want_a or got_small != want_small:
             bad.append(f"MPI path terms, direct={direct}: a={kv.get('a')}")
     if bad:
         print(f"test_calibrate: FAILED: {bad}")

@@ -45,7 +45,7 @@ static double run_case(coll_kind_t kind, const char *name, int32_t p, size_t byt
         failures++;
         return -1;
     }
-    sim_case_t c = {kind, g, p, bytes, 0, radix, 0, 0, 1};
+    sim_case_t c = {kind, g, p, bytes, 0, radix, 0, 0, 1, 0};
     sim_schedule_t s;
     char why[200];
     if (sim_record(&c, &s, 1000000, why, sizeof why)) {
@@ -93,7 +93,7 @@ static int test_exact(void) {
     /* A call's fixed cost delays every member's first operation: it adds to the whole. */
     {
         const coll_algo_t *g = coll_find_algo(COLL_BARRIER, "dissemination");
-        sim_case_t c = {COLL_BARRIER, g, 4, 0, 0, 0, 0, 0, 1};
+        sim_case_t c = {COLL_BARRIER, g, 4, 0, 0, 0, 0, 0, 1, 0};
         sim_schedule_t s;
         char why[200];
         sim_params_t prm = test_params();
@@ -226,11 +226,27 @@ static int test_exact(void) {
         sim_replay(&ps, &prm, &r);
         expect_near("a get smaller than the measured one", r.time, 4);
     }
+    /* A message inside the MPI's own collective (EV_SEND): its sender goes on after o; it arrives
+     * native_L later (L when not given), and the waiter notices it o_r after that. */
+    {
+        sim_ev_t sev[2] = {{EV_SEND, 1, 7, 1}, {EV_WAIT_ADD, 1, 7, 1}};
+        size_t sstart[3] = {0, 1, 2};
+        sim_schedule_t ss = {2, sev, 2, 2, sstart, 2, 0};
+        sim_params_t prm = test_params();
+        prm.put_ack = 1;
+        sim_result_t r = {0};
+        sim_replay(&ss, &prm, &r);
+        expect_near("a native message priced by L", r.deadlock ? -1 : r.time, 0.5 + 2 + 0.05);
+        prm.native_L = 1;
+        sim_replay(&ss, &prm, &r);
+        expect_near("a native message priced by native_L", r.deadlock ? -1 : r.time,
+                    0.5 + 1 + 0.05);
+    }
     /* Back to back: the second dissemination barrier of p = 2 starts when the first ends, so
      * two take twice one (2 x 2.30); a collective's own call cost replaces the general one. */
     {
         const coll_algo_t *g = coll_find_algo(COLL_BARRIER, "dissemination");
-        sim_case_t c = {COLL_BARRIER, g, 2, 0, 0, 0, 0, 0, 2};
+        sim_case_t c = {COLL_BARRIER, g, 2, 0, 0, 0, 0, 0, 2, 0};
         sim_schedule_t s;
         char why[200];
         sim_params_t prm = test_params();
@@ -301,7 +317,10 @@ static int test_schedules(int32_t max_p) {
                                 3, /* nodes of 3 units: the node-aware ones */
                                 /* two calls back to back (the second's words balance too),
                                  * on the small teams: the large ones keep the test short */
-                                p <= 17 ? 2 : 1};
+                                p <= 17 ? 2 : 1,
+                                /* collect at odd team sizes: the MPI path's size exchange (the
+                                 * MPI's allgather), at even ones the eager exchange */
+                                k == COLL_COLLECT && (p & 1)};
                             if (sim_not_applicable(&c)) {
                                 skipped++;
                                 continue;
