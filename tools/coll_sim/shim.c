@@ -257,8 +257,9 @@ static int reserve_region(size_t half) {
     return 0;
 }
 
-/* The word the MPI's own collectives' messages count on (no algorithm word comes near it). */
-#define SIM_NATIVE_KEY ((uint64_t)1 << 40)
+/* The word the MPI's own collectives' messages count on. The replay keeps 32 bits of a key;
+ * the algorithms' keys are word indices and byte offsets in the collective area, far below. */
+#define SIM_NATIVE_KEY ((uint64_t)0xffffff00u)
 
 /* Member me's part of an MPI_Allgather of one cell of `cell` bytes per member (api.c,
  * exchange_sizes_mpi): the MPI's algorithm is not ours to record, so it is modelled as the
