@@ -349,8 +349,17 @@ static int test_schedules(int32_t max_p) {
                                        (unsigned long long)r.stuck_key, r.unbalanced_words);
                                 failures++;
                             }
-                            size_t comm = 0; /* events beyond the call's own */
-                            for (size_t e = 0; e < s.nev; e++) comm += s.ev[e].kind != EV_CALL;
+                            size_t comm = 0, wide = 0; /* events beyond the call's own */
+                            for (size_t e = 0; e < s.nev; e++) {
+                                comm += s.ev[e].kind != EV_CALL;
+                                wide += s.ev[e].key > 0xffffffffu; /* the replay keeps 32 bits */
+                            }
+                            if (wide) {
+                                printf("FAIL kind %d %s p=%d: %zu events with a word key beyond "
+                                       "32 bits\n",
+                                       k, g->name, (int)p, wide);
+                                failures++;
+                            }
                             if (p > 1 && comm == 0 && k != COLL_BARRIER) {
                                 /* a collective of 2+ members that communicates nothing */
                                 if (sizes[si]) {
