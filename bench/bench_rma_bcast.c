@@ -740,7 +740,7 @@ static void loggp_curve(loggp_t *P, shoal_gptr_t peer, double *v, int reps) {
         /* about 20 ms a size, at least 5 and at most reps timed calls */
         int n = (int)(20e6 / (0.1 * (double)s + 1000));
         n = n < 5 ? 5 : n > reps ? reps : n;
-        time_put_and_copy(peer, s, n < 3 ? n : 3, v, &tp, &tc); /* warm-up */
+        time_put_and_copy(peer, s, 3, v, &tp, &tc); /* warm-up */
         time_put_and_copy(peer, s, n, v, &tp, &tc);
         P->G_curve[k] = (tp - base_put) / (double)(s - LOGGP_CURVE_BASE) / 1e3;
         P->copy_curve[k] = (tc - base_copy) / (double)(s - LOGGP_CURVE_BASE) / 1e3;

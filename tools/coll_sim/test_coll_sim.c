@@ -38,6 +38,17 @@ static sim_params_t test_params(void) {
     return prm;
 }
 
+/* The time of one event of member 0 (member 1 does nothing), replayed alone. */
+static double one_event(const sim_params_t *prm, sim_ev_kind_t kind, int32_t peer, uint64_t key,
+                        uint64_t n) {
+    sim_ev_t ev[1] = {{kind, peer, key, n}};
+    size_t start[3] = {0, 1, 1};
+    sim_schedule_t s = {2, ev, 1, 1, start, 1, 0};
+    sim_result_t r = {0};
+    sim_replay(&s, prm, &r);
+    return r.time;
+}
+
 static double run_case(coll_kind_t kind, const char *name, int32_t p, size_t bytes, int radix) {
     const coll_algo_t *g = coll_find_algo(kind, name);
     if (!g) {
@@ -146,23 +157,15 @@ static int test_exact(void) {
      * (0.5 + 999 x sqrt(0.01 x 0.1)), 101 bytes into a peer's scratch at G_fresh = 0.05 (0.5 + 100
      * x 0.05). */
     {
-        sim_ev_t pev[1] = {{EV_PUT, 1, 0, 500}};
-        size_t pstart[3] = {0, 1, 1};
-        sim_schedule_t ps = {2, pev, 1, 1, pstart, 1, 0};
         sim_params_t prm = test_params();
         prm.big_from = 1000, prm.G_big = 0.1, prm.G_fresh = 0.05;
-        sim_result_t r = {0};
-        sim_replay(&ps, &prm, &r);
-        expect_near("a put of half big_from", r.time, 0.5 + 499 * 0.01);
-        pev[0].n = 2000;
-        sim_replay(&ps, &prm, &r);
-        expect_near("a put of twice big_from", r.time, 0.5 + 1999 * 0.1);
-        pev[0].n = 1000;
-        sim_replay(&ps, &prm, &r);
-        expect_near("a put of big_from", r.time, 0.5 + 999 * sqrt(0.01 * 0.1));
-        pev[0].n = 101, pev[0].key = 1;
-        sim_replay(&ps, &prm, &r);
-        expect_near("a put into a peer's scratch", r.time, 0.5 + 100 * 0.05);
+        expect_near("a put of half big_from", one_event(&prm, EV_PUT, 1, 0, 500), 0.5 + 499 * 0.01);
+        expect_near("a put of twice big_from", one_event(&prm, EV_PUT, 1, 0, 2000),
+                    0.5 + 1999 * 0.1);
+        expect_near("a put of big_from", one_event(&prm, EV_PUT, 1, 0, 1000),
+                    0.5 + 999 * sqrt(0.01 * 0.1));
+        expect_near("a put into a peer's scratch", one_event(&prm, EV_PUT, 1, 1, 101),
+                    0.5 + 100 * 0.05);
     }
     /* Per-size curves, read from a parameter file: G.1000 = 0.01 and G.4000 = 0.04 (big_from's
      * blend ignored): 500 bytes at 0.01, 2000 at their geometric mean 0.02 (log-midway), 8000 at
@@ -183,48 +186,28 @@ static int test_exact(void) {
             unlink(path);
         }
         expect_near("a parameter file with curves reads", read_rc, 0);
-        sim_ev_t pev[1] = {{EV_PUT, 1, 0, 500}};
-        size_t pstart[3] = {0, 1, 1};
-        sim_schedule_t ps = {2, pev, 1, 1, pstart, 1, 0};
-        sim_result_t r = {0};
-        sim_replay(&ps, &prm, &r);
-        expect_near("a put below the curve", r.time, 0.5 + 499 * 0.01);
-        pev[0].n = 2000;
-        sim_replay(&ps, &prm, &r);
-        expect_near("a put between two points of the curve", r.time, 0.5 + 1999 * 0.02);
-        pev[0].n = 8000;
-        sim_replay(&ps, &prm, &r);
-        expect_near("a put past the curve", r.time, 0.5 + 7999 * 0.04);
-        pev[0].n = 101, pev[0].key = 1;
-        sim_replay(&ps, &prm, &r);
-        expect_near("a scratch put with a curve", r.time, 0.5 + 100 * 0.05);
-        sim_ev_t cev[1] = {{EV_COPY, 0, 0, 2000}};
-        size_t cstart[3] = {0, 1, 1};
-        sim_schedule_t cs = {2, cev, 1, 1, cstart, 1, 0};
-        sim_replay(&cs, &prm, &r);
-        expect_near("a copy on the copy curve", r.time, 2000 * 0.002);
+        expect_near("a put below the curve", one_event(&prm, EV_PUT, 1, 0, 500), 0.5 + 499 * 0.01);
+        expect_near("a put between two points of the curve", one_event(&prm, EV_PUT, 1, 0, 2000),
+                    0.5 + 1999 * 0.02);
+        expect_near("a put past the curve", one_event(&prm, EV_PUT, 1, 0, 8000), 0.5 + 7999 * 0.04);
+        expect_near("a scratch put with a curve", one_event(&prm, EV_PUT, 1, 1, 101),
+                    0.5 + 100 * 0.05);
+        expect_near("a copy on the copy curve", one_event(&prm, EV_COPY, 0, 0, 2000), 2000 * 0.002);
     }
     /* The MPI path (put_ack): a put's completion as measured, put_small = 5 for 256 bytes plus
      * (n - 256) G, not the last byte's arrival plus L (0.5 + 2 + 1255 x 0.01 + 2 = 17.05); a get
      * likewise from get_small = 4. */
     {
-        sim_ev_t pev[1] = {{EV_PUT, 1, 0, 1256}};
-        size_t pstart[3] = {0, 1, 1};
-        sim_schedule_t ps = {2, pev, 1, 1, pstart, 1, 0};
         sim_params_t prm = test_params();
         prm.put_ack = 1;
-        sim_result_t r = {0};
-        sim_replay(&ps, &prm, &r);
-        expect_near("an acknowledged put, priced by L", r.time, 0.5 + 2 + 1255 * 0.01 + 2);
+        expect_near("an acknowledged put, priced by L", one_event(&prm, EV_PUT, 1, 0, 1256),
+                    0.5 + 2 + 1255 * 0.01 + 2);
         prm.put_small = 5, prm.get_small = 4;
-        sim_replay(&ps, &prm, &r);
-        expect_near("an acknowledged put, as measured", r.time, 5 + 1000 * 0.01);
-        pev[0].kind = EV_GET;
-        sim_replay(&ps, &prm, &r);
-        expect_near("a get through MPI, as measured", r.time, 4 + 1000 * 0.01);
-        pev[0].n = 100;
-        sim_replay(&ps, &prm, &r);
-        expect_near("a get smaller than the measured one", r.time, 4);
+        expect_near("an acknowledged put, as measured", one_event(&prm, EV_PUT, 1, 0, 1256),
+                    5 + 1000 * 0.01);
+        expect_near("a get through MPI, as measured", one_event(&prm, EV_GET, 1, 0, 1256),
+                    4 + 1000 * 0.01);
+        expect_near("a get smaller than the measured one", one_event(&prm, EV_GET, 1, 0, 100), 4);
     }
     /* A message inside the MPI's own collective (EV_SEND): its sender goes on after o; it arrives
      * native_L later (L when not given), and the waiter notices it o_r after that. */
