@@ -52,6 +52,12 @@ static const cfg_entry_t table[] = {
      "yielding the core, when every unit of this machine has a CPU of its own (a yield then hands "
      "the core to another program for a scheduler tick)",
      FIELD(spin_count_dedicated), 0, 100000000},
+    {"SHOAL_SPIN_SLEEP_US", CFG_INT, "50",
+     "The long spin, past its polls: once a yield of the wait has given the CPU away for a "
+     "scheduler slice or more (programs that compute share it), the wait sleeps this long between "
+     "polls instead of yielding (on Linux 6.18 a yield beside them costs the whole round of their "
+     "slices); 0: always yield",
+     FIELD(spin_sleep_us), 0, 100000},
     {"SHOAL_OVERSUBSCRIBED", CFG_INT, "-1",
      "-1: decide at start (more units on this machine than the CPUs they may use: the union of "
      "their affinity masks, capped by their cgroup's CPU quota); 0: every unit has a CPU; 1: "

@@ -1,6 +1,7 @@
 /* The one waiting policy (ARCHITECTURE.md decision 5): spin briefly (back to back, then with a
- * pause), then yield the core on every poll, and drive MPI progress all along, so oversubscribed
- * runs finish and passive-target operations that need the target's help complete. */
+ * pause), then yield the core on every poll (or sleep, once a yield found computing programs on
+ * the CPU: wait.c), and drive MPI progress all along, so oversubscribed runs finish and
+ * passive-target operations that need the target's help complete. */
 #ifndef SHOAL_RUNTIME_WAIT_H
 #define SHOAL_RUNTIME_WAIT_H
 
@@ -8,10 +9,13 @@
 
 typedef struct {
     unsigned polls;
+    unsigned sleeps; /* past the long spin: sleep instead of yielding (a yield met computing
+                      * programs: wait.c, past_budget) */
 } shoal_waiter_t;
 
 static inline void shoal__waiter_init(shoal_waiter_t *w) {
     w->polls = 0;
+    w->sleeps = 0;
 }
 /* Call once per failed poll of the awaited condition. */
 void shoal__waiter_pause(shoal_waiter_t *w);

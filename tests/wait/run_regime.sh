@@ -8,15 +8,21 @@
 #            waits' probe yields find the CPU wanted (the other unit runs on it), so the adaptive
 #            spin must move to the short spin on some unit (its switches, reported at
 #            shoal_finalize);
+#   hogged   every unit and three spinning processes taskset to one CPU, SHOAL_OVERSUBSCRIBED=0:
+#            waits past the long spin whose yields give the CPU away for a slice (1 ms or more)
+#            must sleep instead (runtime/wait.c, past_budget): some unit reports sleeps; and with
+#            SHOAL_SPIN_SLEEP_US=0 none does;
 #   quota    a cgroup of its own with half a CPU of bandwidth (v1 cpu.cfs_quota_us or v2
 #            cpu.max): 0.50 CPUs of quota, oversubscribed.
 # Exit 77 (skipped) when the machine cannot give the case (one CPU; no writable cgroup).
-# usage: run_regime.sh SHOALRUN NP PROGRAM online|affinity|adaptive|quota
+# usage: run_regime.sh SHOALRUN NP PROGRAM online|affinity|adaptive|hogged|quota
 set -u
 shoalrun=$1 np=$2 prog=$3 mode=$4
 online=$(getconf _NPROCESSORS_ONLN)
 cg=""
+spinners=()
 cleanup() {
+    [ ${#spinners[@]} -gt 0 ] && kill "${spinners[@]}" 2>/dev/null
     if [ -n "$cg" ] && [ -d "$cg" ]; then
         # back to the root cgroup of the hierarchy, then remove ours
         echo $$ >"$(dirname "$cg")/cgroup.procs" 2>/dev/null
@@ -52,6 +58,18 @@ adaptive)
     want_quota="CPUs of cgroup quota"
     want_regime="a CPU per unit"
     ;;
+hogged)
+    first=$(taskset -pc $$ | sed -E 's/.*: *([0-9]+).*/\1/')
+    wrap=(taskset -c "$first")
+    export SHOAL_OVERSUBSCRIBED=0
+    for _ in 1 2 3; do
+        taskset -c "$first" sh -c 'while :; do :; done' &
+        spinners+=($!)
+    done
+    want_affinity="1 in the units' affinity"
+    want_quota="CPUs of cgroup quota"
+    want_regime="a CPU per unit"
+    ;;
 quota)
     [ "$online" -ge 2 ] || { echo "SKIP: one CPU online"; exit 77; }
     if [ -w /sys/fs/cgroup/cpu/cgroup.procs ] && [ -e /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]; then
@@ -72,7 +90,7 @@ quota)
     want_regime="oversubscribed"
     ;;
 *)
-    echo "usage: $0 SHOALRUN NP PROGRAM online|affinity|adaptive|quota" >&2
+    echo "usage: $0 SHOALRUN NP PROGRAM online|affinity|adaptive|hogged|quota" >&2
     exit 2
     ;;
 esac
@@ -97,6 +115,27 @@ if [ "$mode" = adaptive ]; then
     # the first switch is always from the long spin to the short one
     grep -Eq "adaptive spin: .*; [1-9][0-9]* switches" <<<"$out" ||
         { echo "FAIL: no unit moved to the short spin"; fail=1; }
+fi
+if [ "$mode" = hogged ]; then
+    grep "waits' yields:" <<<"$out"
+    if ! grep -Eq "waits' yields: .*, [1-9][0-9]* sleeps" <<<"$out"; then
+        # a kernel whose yields beside spinners come straight back never needs the sleeps
+        if ! grep -Eq "\(([1-9][0-9]*) of them 1 ms or more\)|under 2500 us: [1-9]|under 5000 us: [1-9]|5000 us or more: [1-9]" <<<"$out"; then
+            echo "SKIP: no yield gave the CPU away for 1 ms or more on this kernel"
+            exit 77
+        fi
+        echo "FAIL: yields gave the CPU away for a slice, yet no wait slept"
+        fail=1
+    fi
+    again=$(SHOAL_DEBUG=2 SHOAL_SPIN_SLEEP_US=0 "$shoalrun" -n "$np" "${wrap[@]}" "$prog" 2>&1)
+    rc=$?
+    [ $rc -eq 0 ] && grep -q "OK" <<<"$again" ||
+        { echo "FAIL: with SHOAL_SPIN_SLEEP_US=0 the program exited with $rc"; fail=1; }
+    grep "waits' yields:" <<<"$again"
+    if grep -Eq "waits' yields: .*, [1-9][0-9]* sleeps" <<<"$again"; then
+        echo "FAIL: with SHOAL_SPIN_SLEEP_US=0 a wait slept"
+        fail=1
+    fi
 fi
 [ $fail -eq 0 ] && echo "regime ($mode, $np units): OK"
 exit $fail
