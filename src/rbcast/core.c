@@ -216,15 +216,20 @@ static unsigned wait_spin(const rb_space_t *sp) {
 
 /* Past the budget of pauses, give the core away: more processes than cores is common here. The
  * awaited party is often a relay thread that must run on this very CPU, and a yield does not
- * always let it (CFS may pick the yielder again): after a while of yields, short sleeps. */
+ * always let it (CFS may pick the yielder again): after a while of yields, short sleeps. A yield
+ * that took a scheduler slice or more met programs that compute, and each further one would
+ * cost a round of their slices (runtime/wait.c, wait_on): sleeps from then on. */
 static void pause_poll(const rb_space_t *sp, unsigned *polls) {
     unsigned n = ++*polls, spin = wait_spin(sp);
-    if (n < spin)
+    if (n < spin) {
         shoal__cpu_relax();
-    else if (n < spin + 256)
+    } else if (n < spin + 256) {
+        uint64_t before = shoal__now_ns();
         sched_yield();
-    else
+        if (shoal__now_ns() - before >= SHOAL_YIELD_HOG_NS) *polls = spin + 256;
+    } else {
         usleep(20);
+    }
 }
 
 /* auto (docs/rma_bcast.md, results/rma_bcast.md): measured where this host could measure, the

@@ -12,14 +12,14 @@
  * than 2 us (interrupts). Another job's unit often runs only a few microseconds before it yields
  * back: a threshold of 8 us called 98 % of such probes free and left the long spin in force. */
 #define YIELD_TAKEN_NS 2000
-/* A yield that returns later than this gave the CPU to threads that kept it for a scheduler slice
- * instead of handing it back: programs that compute. The slice is 0.75 ms x (1 + log2 CPUs, up to
- * 8) under CFS and EEVDF alike (1.5 ms on 2 CPUs, 3 ms from 8), ended at the next tick; another
- * job's waiter, the case the short spin is for, gives the CPU back within microseconds, or
- * after its long spin (4096 paused polls, 0.1-0.3 ms). Yielding to programs that compute only
- * costs this unit slices and nothing we wait for comes of it, so the probe votes long.
- * History: 5 ms from session 25 (AMD EPYC family 25 model 1, where such yields took a round of
- * 12-20 ms). Session 33, the same host kind (kernel 6.18, EEVDF): a spinner's turn often took
+/* SHOAL_YIELD_HOG_NS (wait.h), 1 ms: a yield that returns later than this gave the CPU to threads
+ * that kept it for a scheduler slice instead of handing it back: programs that compute. The slice
+ * is 0.75 ms x (1 + log2 CPUs, up to 8) under CFS and EEVDF alike (1.5 ms on 2 CPUs, 3 ms from 8),
+ * ended at the next tick; another job's waiter, the case the short spin is for, gives the CPU back
+ * within microseconds, or after its long spin (4096 paused polls, 0.1-0.3 ms). Yielding to programs
+ * that compute only costs this unit slices and nothing we wait for comes of it, so the probe votes
+ * long. History: 5 ms from session 25 (AMD EPYC family 25 model 1, where such yields took a round
+ * of 12-20 ms). Session 33, the same host kind (kernel 6.18, EEVDF): a spinner's turn often took
  * 2.5-5 ms (27 % of the probes with 12 spinners, 12-14 % with one), so those probes voted short,
  * the short spin took over and yielded every poll to the spinners. Shoal/MPI, mean time per call
  * over seconds (bench_load, Open MPI, 2 units, 19 rows of barrier, broadcast, fcollect, alltoall at
@@ -28,7 +28,8 @@
  * (bench/colocated, two rounds each): no change beyond the runs' noise (Shoal/MPI 0.44-0.65 at 5
  * ms, 0.47-0.57 at 1 ms); their probes' yields took under 20 us in 97-99 % of cases, 1-5 ms in
  * 0.05-0.7 %. */
-#define YIELD_HOG_NS 1000000
+#define YIELD_HOG_NS SHOAL_YIELD_HOG_NS
+
 /* The score at which the short spin takes over, and at which the long one comes back (apart, so
  * the mode does not flip with every vote), and its ceiling. A short vote adds 2 and a long one
  * takes 1 away: holding a CPU somebody wants costs them a scheduler slice, a yield nobody takes

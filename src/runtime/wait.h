@@ -70,6 +70,10 @@ static inline int shoal__spin_adapt_may_probe(const shoal_spin_adapt_t *a, uint6
 static inline int shoal__spin_adapt_short(const shoal_spin_adapt_t *a) {
     return __atomic_load_n(&a->state, __ATOMIC_RELAXED) >> 8;
 }
+/* A yield that took this long gave the CPU to threads that kept it for a scheduler slice
+ * (programs that compute): yielding again only hands them more (wait.c, wait_on). */
+#define SHOAL_YIELD_HOG_NS 1000000u
+
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t shoal__now_ns(void);
 
