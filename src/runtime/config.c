@@ -53,10 +53,10 @@ static const cfg_entry_t table[] = {
      "the core to another program for a scheduler tick)",
      FIELD(spin_count_dedicated), 0, 100000000},
     {"SHOAL_SPIN_SLEEP_US", CFG_INT, "50",
-     "The long spin, past its polls: once a yield of the wait has given the CPU away for a "
-     "scheduler slice or more (programs that compute share it), the wait sleeps this long between "
-     "polls instead of yielding (on Linux 6.18 a yield beside them costs the whole round of their "
-     "slices); 0: always yield",
+     "With a CPU per unit: once a yield of a wait has given the CPU away for a scheduler slice "
+     "or more (programs that compute share it), the wait sleeps this long between polls instead "
+     "of yielding (on Linux 6.18 a yield beside them costs the whole round of their slices); 0: "
+     "always yield",
      FIELD(spin_sleep_us), 0, 100000},
     {"SHOAL_OVERSUBSCRIBED", CFG_INT, "-1",
      "-1: decide at start (more units on this machine than the CPUs they may use: the union of "

@@ -36,7 +36,7 @@ typedef struct {
     int spin_tight;             /* polls without a pause before the pausing spin */
     int spin_count;             /* polls before yielding, oversubscribed */
     int spin_count_dedicated;   /* polls before yielding, a CPU per unit */
-    int spin_sleep_us;          /* past the long spin, beside computing programs: sleep this */
+    int spin_sleep_us;          /* a CPU per unit, beside computing programs: sleep this */
     int oversubscribed;         /* SHOAL_OVERSUBSCRIBED: -1 auto, 0, 1; resolved by shoal_init */
     int spin_adaptive;          /* SHOAL_SPIN_ADAPTIVE: a CPU per unit, the budget adapts */
     int machine_units;          /* units on this machine (real shared-memory node, not pretend) */

@@ -9,8 +9,8 @@
 
 typedef struct {
     unsigned polls;
-    unsigned sleeps; /* past the long spin: sleep instead of yielding (a yield met computing
-                      * programs: wait.c, past_budget) */
+    unsigned sleeps; /* sleep instead of yielding (a yield met computing programs: wait.c,
+                      * wait_on) */
 } shoal_waiter_t;
 
 static inline void shoal__waiter_init(shoal_waiter_t *w) {

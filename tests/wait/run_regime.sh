@@ -10,7 +10,7 @@
 #            shoal_finalize);
 #   hogged   every unit and three spinning processes taskset to one CPU, SHOAL_OVERSUBSCRIBED=0:
 #            waits past the long spin whose yields give the CPU away for a slice (1 ms or more)
-#            must sleep instead (runtime/wait.c, past_budget): some unit reports sleeps; and with
+#            must sleep instead (runtime/wait.c, wait_on): some unit reports sleeps; and with
 #            SHOAL_SPIN_SLEEP_US=0 none does;
 #   quota    a cgroup of its own with half a CPU of bandwidth (v1 cpu.cfs_quota_us or v2
 #            cpu.max): 0.50 CPUs of quota, oversubscribed.
@@ -63,7 +63,8 @@ hogged)
     wrap=(taskset -c "$first")
     export SHOAL_OVERSUBSCRIBED=0
     for _ in 1 2 3; do
-        taskset -c "$first" sh -c 'while :; do :; done' &
+        # bounded, should the script itself be killed (the test's timeout is 120 s)
+        timeout 110 taskset -c "$first" sh -c 'while :; do :; done' &
         spinners+=($!)
     done
     want_affinity="1 in the units' affinity"
