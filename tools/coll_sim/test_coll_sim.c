@@ -91,11 +91,11 @@ static int test_exact(void) {
      * (leaves max(2.65 + a, 2.65 + g) = 2.90), which arrives at 4.90 and is seen at 4.95. */
     expect_near("barrier linear p=3", run_case(COLL_BARRIER, "linear", 3, 0, 0), 4.95);
     /* Linear broadcast, p = 2, 1000 bytes: the root signals 1 (arrives 2.25; seen 2.30), then
-     * copies src to its dest (1.0) while member 1 gets 1000 bytes: request leaves 2.80, served
-     * 4.80, the data in at 4.80 + L + 999 G = 16.79; DONE leaves 17.04, arrives 19.04, seen
-     * 19.09. */
+     * copies src to its dest (1.0) while member 1 gets 1000 bytes from shared memory: it leaves
+     * 2.80, its first miss is served at 4.80, the data in at 4.80 + 999 G = 14.79; DONE leaves
+     * 15.04, arrives 17.04, seen 17.09. */
     expect_near("broadcast linear p=2 1000B", run_case(COLL_BROADCAST, "linear", 2, 1000, 0),
-                19.09);
+                17.09);
     /* Binomial broadcast, p = 2, 100 bytes: member 1 says READY (arrives 2.25, seen 2.30); the
      * root puts 100 bytes (leaves 2.80, busy until 3.79; first byte in 4.80, last 5.79, port free
      * at 5.89), then signals (leaves 4.04; L later is 6.04 > 5.89), seen at 6.09. */
@@ -193,6 +193,13 @@ static int test_exact(void) {
         expect_near("a scratch put with a curve", one_event(&prm, EV_PUT, 1, 1, 101),
                     0.5 + 100 * 0.05);
         expect_near("a copy on the copy curve", one_event(&prm, EV_COPY, 0, 0, 2000), 2000 * 0.002);
+    }
+    /* A get on shared memory (no put_ack): the load's first miss is one hand-off, L, then the
+     * bytes follow: o + L + (n - 1) G, not a request and a reply (o + 2 L + (n - 1) G). */
+    {
+        sim_params_t prm = test_params();
+        expect_near("a get on shared memory", one_event(&prm, EV_GET, 1, 0, 1256),
+                    0.5 + 2 + 1255 * 0.01);
     }
     /* The MPI path (put_ack): a put's completion as measured, put_small = 5 for 256 bytes plus
      * (n - 256) G, not the last byte's arrival plus L (0.5 + 2 + 1255 x 0.01 + 2 = 17.05); a get
