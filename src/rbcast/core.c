@@ -224,9 +224,7 @@ static void pause_poll(const rb_space_t *sp, unsigned *polls) {
     if (n < spin) {
         shoal__cpu_relax();
     } else if (n < spin + 256) {
-        uint64_t before = shoal__now_ns();
-        sched_yield();
-        if (shoal__now_ns() - before >= SHOAL_YIELD_HOG_NS) *polls = spin + 256;
+        if (shoal__yield_timed(NULL) >= SHOAL_YIELD_HOG_NS) *polls = spin + 256;
     } else {
         usleep(20);
     }
@@ -345,9 +343,8 @@ static shoal_err_t relay_serve(rb_space_t *sp, uint64_t seq) {
 
 /* A yield while the relay polls past its spin, timed (follow.h). */
 static void relay_follow_yield(rb_follow_t *f) {
-    uint64_t before = shoal__now_ns();
-    sched_yield();
-    rb_follow_yielded(f, before, shoal__now_ns());
+    uint64_t after, took = shoal__yield_timed(&after);
+    rb_follow_yielded(f, after - took, after);
 }
 
 /* Waits for the request word to move from seen: a short spin (longer while requests come in a

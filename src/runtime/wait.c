@@ -62,12 +62,20 @@ static struct {
 } adapt;
 
 /* What the waits' yields did with a CPU per unit (wait_on), for the report (relaxed atomics). */
-static struct { unsigned long yields, hog_yields, sleeps; } past;
+static struct { unsigned long yields, hog_yields, sleeps; } yield_counts;
 
 uint64_t shoal__now_ns(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+uint64_t shoal__yield_timed(uint64_t *after_ns) {
+    uint64_t before = shoal__now_ns();
+    sched_yield();
+    uint64_t after = shoal__now_ns();
+    if (after_ns) *after_ns = after;
+    return after - before;
 }
 
 void shoal__progress_poke(void) {
@@ -142,9 +150,7 @@ static void set_spin(int short_spin) {
  * paused polls into the long spin), and votes with what it saw; the spin in force follows. */
 static void probe_yield(shoal_waiter_t *w) {
     shoal__progress_poke();
-    uint64_t before = shoal__now_ns();
-    sched_yield();
-    uint64_t after = shoal__now_ns(), took = after - before;
+    uint64_t after, took = shoal__yield_timed(&after);
     int now_short = shoal__spin_adapt_vote(&adapt.decision, shoal__spin_adapt_judge(took));
     shoal__spin_adapt_after_probe(&adapt.decision, after, took);
     __atomic_fetch_add(&adapt.decision.took[shoal__spin_probe_class(took)], 1, __ATOMIC_RELAXED);
@@ -186,14 +192,13 @@ static void wait_on(shoal_waiter_t *w, int long_spin) {
     if (w->sleeps) {
         struct timespec pause = {sleep_us / 1000000, sleep_us % 1000000 * 1000};
         nanosleep(&pause, NULL);
-        __atomic_fetch_add(&past.sleeps, 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&yield_counts.sleeps, 1, __ATOMIC_RELAXED);
         return;
     }
-    uint64_t before = shoal__now_ns();
-    sched_yield();
-    __atomic_fetch_add(&past.yields, 1, __ATOMIC_RELAXED);
-    if (shoal__now_ns() - before >= YIELD_HOG_NS) {
-        __atomic_fetch_add(&past.hog_yields, 1, __ATOMIC_RELAXED);
+    uint64_t took = shoal__yield_timed(NULL);
+    __atomic_fetch_add(&yield_counts.yields, 1, __ATOMIC_RELAXED);
+    if (took >= YIELD_HOG_NS) {
+        __atomic_fetch_add(&yield_counts.hog_yields, 1, __ATOMIC_RELAXED);
         if (sleep_us > 0) w->sleeps = 1;
     }
 }
@@ -276,12 +281,12 @@ void shoal__wait_configure(MPI_Comm machine, int machine_units) {
 }
 
 void shoal__wait_report(void) {
-    unsigned long yields = __atomic_load_n(&past.yields, __ATOMIC_RELAXED);
-    unsigned long sleeps = __atomic_load_n(&past.sleeps, __ATOMIC_RELAXED);
+    unsigned long yields = __atomic_load_n(&yield_counts.yields, __ATOMIC_RELAXED);
+    unsigned long sleeps = __atomic_load_n(&yield_counts.sleeps, __ATOMIC_RELAXED);
     if (yields || sleeps)
         shoal__debug("waits' yields: %lu (%lu of them 1 ms or more), %lu sleeps of "
                      "%d us",
-                     yields, __atomic_load_n(&past.hog_yields, __ATOMIC_RELAXED), sleeps,
+                     yields, __atomic_load_n(&yield_counts.hog_yields, __ATOMIC_RELAXED), sleeps,
                      shoal__rt.spin_sleep_us);
     if (!adapt.enabled) return;
     shoal_spin_adapt_t *d = &adapt.decision;

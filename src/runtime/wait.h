@@ -76,6 +76,9 @@ static inline int shoal__spin_adapt_short(const shoal_spin_adapt_t *a) {
 
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t shoal__now_ns(void);
+/* sched_yield, timed: returns how long it took (SHOAL_YIELD_HOG_NS or more: computing programs
+ * had the CPU); the clock at its return in *after_ns when that is not NULL. */
+uint64_t shoal__yield_timed(uint64_t *after_ns);
 
 /* One poke of MPI's progress engine. */
 void shoal__progress_poke(void);
