@@ -126,6 +126,7 @@ typedef struct {
     /* memory */
     shoal_gptr_t rb, sync, ctl;
     char *rb_local, *sync_local, *mpibuf, *expect, *copy_src, *copy_dst;
+    void *fresh_acc; /* --loggp: loggp_fresh's accumulator */
     uint64_t *ctl_local;
     int rb_ok;
     char rb_why[64], rb_reason[160]; /* the cells' "n/a", and why (header, summary) */
@@ -674,6 +675,10 @@ typedef struct {
      * figure per kind (G, G_big) misses where the cache levels fall: on an Intel Xeon with a
      * 1.25 MiB L2, 1-4 MiB puts run at a third of the 64-256 KiB ones' speed. */
     double G_curve[LOGGP_CURVE_POINTS], copy_curve[LOGGP_CURVE_POINTS];
+    /* Per byte at the same sizes, data that has just crossed between the units (loggp_fresh): a
+     * put into lines the peer has read, a sum and a get of lines the peer has written. */
+    double G_fresh_curve[LOGGP_CURVE_POINTS], reduce_fresh_curve[LOGGP_CURVE_POINTS],
+        get_fresh_curve[LOGGP_CURVE_POINTS];
     /* Whole blocking calls, us: an add that fetches nothing (a collective's signal; a is a
      * fetch-add, which some MPIs serve slower: Open MPI's osc/pt2pt across TCP 24-33 against
      * 15-19 us), and a put and a get of LOGGP_CURVE_BASE bytes (their completion included: on
@@ -729,6 +734,13 @@ static void time_put_and_copy(shoal_gptr_t peer, size_t s, int reps, double *v, 
         v[r] = bench_now_ns() - a;
     }
     *copy_ns = median_of(v, reps);
+}
+
+/* Fills n bytes with doubles of value x: sums of the benchmark's byte patterns could meet
+ * subnormal numbers, which some CPUs add a hundred times slower. */
+static void fill_doubles(void *p, size_t n, double x) {
+    double *d = p;
+    for (size_t k = 0; k < n / sizeof(double); k++) d[k] = x;
 }
 
 /* The per-size curve (loggp_t.G_curve, copy_curve) on unit 0: each size timed after a few
@@ -986,7 +998,9 @@ static void loggp_mpi(loggp_t *P, double clk) {
     }
     P->o_r = P->o_r_cold = P->G_copy = P->G_big = P->G_copy_big = P->big_from = NAN;
     P->reduce_fresh = P->G_fresh = NAN;
-    for (int k = 0; k < LOGGP_CURVE_POINTS; k++) P->G_curve[k] = P->copy_curve[k] = NAN;
+    for (int k = 0; k < LOGGP_CURVE_POINTS; k++)
+        P->G_curve[k] = P->copy_curve[k] = P->G_fresh_curve[k] = P->reduce_fresh_curve[k] =
+            P->get_fresh_curve[k] = NAN;
     P->a_add = P->put_small = P->get_small = NAN;
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Win_unlock_all(win);
@@ -1007,13 +1021,15 @@ static void loggp_line(FILE *f, const char *prefix, const char *path, const logg
             P->G_copy, P->G_big, P->G_copy_big, P->big_from, P->reduce_fresh, P->G_fresh, P->a_add,
             P->put_small, P->get_small);
     /* the curves as size:value lists, only the sizes measured */
-    for (int c = 0; c < 2; c++) {
-        const double *curve = c ? P->copy_curve : P->G_curve;
+    const double *curves[5] = {P->G_curve, P->copy_curve, P->G_fresh_curve, P->reduce_fresh_curve,
+                               P->get_fresh_curve};
+    const char *names[5] = {" G_curve=", " copy_curve=", " G_fresh_curve=", " reduce_fresh_curve=",
+                            " get_fresh_curve="};
+    for (int c = 0; c < 5; c++) {
         int first = 1;
         for (int k = 0; k < LOGGP_CURVE_POINTS; k++) {
-            if (!(curve[k] == curve[k])) continue;
-            fprintf(f, "%s%zu:%.6g", first ? (c ? " copy_curve=" : " G_curve=") : ",",
-                    loggp_curve_size(k), curve[k]);
+            if (!(curves[c][k] == curves[c][k])) continue;
+            fprintf(f, "%s%zu:%.6g", first ? names[c] : ",", loggp_curve_size(k), curves[c][k]);
             first = 0;
         }
     }
@@ -1024,45 +1040,86 @@ static loggp_t LS, LM; /* shoal's path, raw MPI */
 static double LCLK;
 
 /* Before registration (no relay thread polls MPI beside them): the transport's figures. */
-/* reduce_fresh and G_fresh: unit 0 puts LOGGP_FRESH_SIZE bytes into unit 1 (timed: G_fresh), a
- * barrier, unit 1 sums them as doubles into a private accumulator (timed: reduce_fresh), a
- * barrier (the next put takes the lines back). Unit 0's blocking put completes the data before
- * the barrier; the barriers only order. The sum is libshoal's own kernel (bench_reduce_kernel,
- * bench/CMakeLists.txt), with the accumulator a whole number of pages from the data as in the
- * library's scratch: session 37's loop of the benchmark's own, built at -O2 over a malloc'ed
- * accumulator 16 bytes off the data's page offset, took 1.2-1.3e-4 us/B even on a second pass
- * over data already in cache. */
-static void loggp_reduce_fresh(loggp_t *P) {
-    size_t n = LOGGP_FRESH_SIZE, ne = n / sizeof(double);
-    int reps = C.quick ? 21 : 201;
-    const double *in = (const double *)(void *)C.rb_local;
-    double *v = malloc(sizeof(double) * (size_t)reps);
-    char *acc_pages = aligned_alloc(4096, n + 4096);
-    if (!v || !acc_pages) die("out of memory");
-    double *acc = (double *)(void *)(acc_pages + ((uintptr_t)in & 4095)); /* in's page offset */
-    memset(acc, 0, n);
-    shoal_gptr_t peer = shoal_gptr_setunit(C.rb, 1);
-    for (int r = 0; r < reps; r++) {
-        if (C.me == 0) {
-            double a = bench_now_ns();
-            ok_or_die(shoal_put(peer, C.copy_src, n), "shoal_put");
-            v[r] = bench_now_ns() - a;
-        }
-        MPI_Barrier(MPI_COMM_WORLD);
-        if (C.me == 1) {
-            double a = bench_now_ns();
-            bench_reduce_kernel(acc, in, ne, SHOAL_TYPE_DOUBLE, SHOAL_RED_SUM);
-            __asm__ __volatile__("" ::: "memory");
-            v[r] = bench_now_ns() - a;
-        }
-        MPI_Barrier(MPI_COMM_WORLD);
+/* Data that has just crossed between the units, at the curve's sizes (loggp_t.G_fresh_curve ...)
+ * and LOGGP_FRESH_SIZE (G_fresh, reduce_fresh): in each round
+ *   1. unit 0 puts s bytes into unit 1's part, whose lines unit 1 read in the last round (timed:
+ *      G_fresh);
+ *   2. unit 1 sums them as doubles into a private accumulator (timed: reduce_fresh), their lines
+ *      coming from unit 0's cache;
+ *   3. unit 0 rewrites s bytes of its own part, then unit 1 gets them (timed: get_fresh).
+ * Barriers between the steps only order them (a blocking put completes its data before). This is
+ * what the collectives do with a partner's data every call: the repeated puts of loggp_curve
+ * find their lines in the putter's own cache after the first round and price a copy, not a
+ * transfer. The sum is libshoal's own kernel (bench_reduce_kernel, bench/CMakeLists.txt), with
+ * the accumulator at the data's page offset as the library's scratch is: session 37's own -O2
+ * loop over a buffer 16 bytes off took 1.2-1.3e-4 us/B for 64 KiB even in cache. Per byte as
+ * (t(s) - t(LOGGP_CURVE_BASE)) / (s - LOGGP_CURVE_BASE); the single figures t(s) / s. */
+static void fresh_round(size_t s, double t[3]) {
+    shoal_gptr_t peer = shoal_gptr_setunit(C.rb, 1), owner = shoal_gptr_setunit(C.rb, 0);
+    t[0] = t[1] = t[2] = 0;
+    if (C.me == 0) {
+        double a = bench_now_ns();
+        ok_or_die(shoal_put(peer, C.copy_src, s), "shoal_put");
+        t[0] = bench_now_ns() - a;
     }
-    /* unit 0's figure is G_fresh, unit 1's reduce_fresh: both to both */
-    double mine[2] = {0, 0}, got[2];
-    if (C.me <= 1) mine[C.me] = median_of(v, reps) / (double)n / 1e3;
-    MPI_Allreduce(mine, got, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    P->G_fresh = got[0];
-    P->reduce_fresh = got[1];
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (C.me == 1) {
+        double a = bench_now_ns();
+        bench_reduce_kernel(C.fresh_acc, C.rb_local, s / sizeof(double), SHOAL_TYPE_DOUBLE,
+                            SHOAL_RED_SUM);
+        __asm__ __volatile__("" ::: "memory");
+        t[1] = bench_now_ns() - a;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (C.me == 0) memcpy(C.rb_local, C.copy_src, s);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (C.me == 1) {
+        double a = bench_now_ns();
+        ok_or_die(shoal_get(C.copy_dst, owner, s), "shoal_get");
+        t[2] = bench_now_ns() - a;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* Median ns of each of fresh_round's three figures over reps rounds, on every unit. */
+static void fresh_median(size_t s, int reps, double *v, double med[3]) {
+    double mine[3];
+    for (int r = 0; r < reps; r++) {
+        double t[3];
+        fresh_round(s, t);
+        for (int f = 0; f < 3; f++) v[f * reps + r] = t[f];
+    }
+    for (int f = 0; f < 3; f++) mine[f] = median_of(v + f * reps, reps);
+    MPI_Allreduce(mine, med, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+}
+
+static void loggp_fresh(loggp_t *P) {
+    int reps = C.quick ? 21 : 201;
+    size_t most = C.bufbytes;
+    double *v = malloc(sizeof(double) * 3 * (size_t)reps);
+    char *acc_pages = aligned_alloc(4096, most + 4096);
+    if (!v || !acc_pages) die("out of memory");
+    C.fresh_acc = acc_pages + ((uintptr_t)C.rb_local & 4095); /* the data's page offset */
+    memset(C.fresh_acc, 0, most);
+    fill_doubles(C.copy_src, most, 1.0); /* what unit 0 puts and writes */
+    double base[3], med[3];
+    fresh_median(LOGGP_CURVE_BASE, reps, v, base);
+    fresh_median(LOGGP_FRESH_SIZE, reps, v, med);
+    P->G_fresh = med[0] / (double)LOGGP_FRESH_SIZE / 1e3;
+    P->reduce_fresh = med[1] / (double)LOGGP_FRESH_SIZE / 1e3;
+    for (int k = 0; k < LOGGP_CURVE_POINTS; k++) {
+        size_t s = loggp_curve_size(k);
+        double *out[3] = {&P->G_fresh_curve[k], &P->reduce_fresh_curve[k], &P->get_fresh_curve[k]};
+        for (int f = 0; f < 3; f++) *out[f] = NAN;
+        if (s > most) continue;
+        /* about 20 ms a size, at least 5 rounds */
+        int n = (int)(20e6 / (0.3 * (double)s + 3000));
+        n = n < 5 ? 5 : n > reps ? reps : n;
+        fresh_median(s, n, v, med);
+        for (int f = 0; f < 3; f++)
+            *out[f] = (med[f] - base[f]) / (double)(s - LOGGP_CURVE_BASE) / 1e3;
+    }
+    C.fresh_acc = NULL;
     free(v);
     free(acc_pages);
 }
@@ -1070,7 +1127,9 @@ static void loggp_reduce_fresh(loggp_t *P) {
 static void run_loggp_p2p(void) {
     LCLK = clock_overhead_ns();
     loggp_shoal(&LS, LCLK);
-    if (C.p >= 2) loggp_reduce_fresh(&LS);
+    for (int k = 0; k < LOGGP_CURVE_POINTS; k++)
+        LS.G_fresh_curve[k] = LS.reduce_fresh_curve[k] = LS.get_fresh_curve[k] = NAN;
+    if (C.p >= 2) loggp_fresh(&LS);
     loggp_mpi(&LM, LCLK);
 }
 

@@ -153,7 +153,8 @@ def write_params(path, name, A, B, call, direct, hand_off, agreed, allgather_us=
     # its L is the half round trip minus a, or the atomic's line transfer would count twice. On
     # the MPI path a signal leaves after o, as bench_rma_bcast's L assumes.
     # A reduction sums a partner's data that its put has just left in the partner's cache: the
-    # measured reduce_fresh (64 KiB of doubles), not a local loop over data in my own cache.
+    # measured reduce_fresh (64 KiB of doubles), not a local loop over data in my own cache; and
+    # per size the curve below (reduce.<bytes>), which the simulator prefers.
     rf = g("reduce_fresh")
     if rf == rf and rf > 0:
         reduce_line = f"reduce = {rf:.6g}   # reduce_fresh: summing 64 KiB of doubles a peer just put"
@@ -214,13 +215,19 @@ def write_params(path, name, A, B, call, direct, hand_off, agreed, allgather_us=
             f"big_from = {g('big_from'):.6g}   # an eighth of the last-level cache",
             f"G_big = {g('G_big'):.6g}   # puts of 16 and 32 MiB",
             f"copy_big = {copy_big:.6g}",
-            f"reduce_big = {reduce_big:.6g}   # NOT MEASURED: the in-cache figure (reduce)",
+            f"reduce_big = {reduce_big:.6g}   # " + (
+                "unused: the reduce.<bytes> curve below" if mean_curve(A, B, "reduce_fresh_curve")
+                else "NOT MEASURED: the in-cache figure (reduce)"),
         ]
     if g("G_fresh") == g("G_fresh") and g("G_fresh") > 0:
         lines.append(f"G_fresh = {g('G_fresh'):.6g}   # a 64 KiB put into memory the peer just read")
     # Per-size figures (bench_rma_bcast's G_curve, copy_curve): they replace G and copy and the
     # big_from blend in the simulator, so the cache levels fall where this CPU has them.
-    for key, prefix, what in (("G_curve", "G", "blocking puts"), ("copy_curve", "copy", "local copies")):
+    # reduce_fresh_curve (loggp_fresh): sums of data the peer has just put, as a collective sums
+    # its partner's. Its G_fresh_curve and get_fresh_curve are not used (docs/coll_sim.md,
+    # "Session 38": pricing gets with the latter lost broadcast rows).
+    for key, prefix, what in (("G_curve", "G", "blocking puts"), ("copy_curve", "copy", "local copies"),
+                              ("reduce_fresh_curve", "reduce", "sums of doubles the peer has just put")):
         for size, v in mean_curve(A, B, key).items():
             if v == v and v > 0:
                 lines.append(f"{prefix}.{size} = {v:.6g}   # {what} of {size} bytes, per byte")

@@ -258,10 +258,12 @@ int main(int argc, char **argv) {
     if (prm.big_from > 0)
         printf("# from %.0f bytes on: G=%g copy=%g reduce=%g (streaming through memory)\n",
                prm.big_from, prm.G_big, prm.copy_big, prm.reduce_big);
-    for (int c = 0; c < 2; c++) {
-        const sim_curve_t *cv = c ? &prm.copy_curve : &prm.G_curve;
+    const sim_curve_t *curves[3] = {&prm.G_curve, &prm.copy_curve, &prm.reduce_curve};
+    const char *what[3] = {"G", "copy", "reduce"};
+    for (int c = 0; c < 3; c++) {
+        const sim_curve_t *cv = curves[c];
         if (!cv->n) continue;
-        printf("# %s per size, in place of the single figures:", c ? "copy" : "G");
+        printf("# %s per size, in place of the single figures:", what[c]);
         for (int i = 0; i < cv->n; i++) printf(" %.0f:%g", cv->bytes[i], cv->per_byte[i]);
         printf("\n");
     }

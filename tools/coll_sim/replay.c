@@ -13,8 +13,8 @@
  * getter blocked throughout. A wait completes at max(clock, arrival of the signal it needs) + o_r;
  * copies and reductions cost n x copy and n x reduce (from 2 x big_from bytes on, the streaming
  * figures G_big, copy_big and reduce_big instead; between big_from / 2 and 2 x big_from a
- * geometric blend of the two; measured per-size curves, when given, replace G and copy and
- * their blends: sim_curve_t); every call begins with `call` (its fixed
+ * geometric blend of the two; measured per-size curves, when given, replace G, copy and reduce
+ * and their blends: sim_curve_t); every call begins with `call` (its fixed
  * cost, 0 by default). Events are processed in time order from one heap, each member executing one
  * operation per step, so arrivals are always known before a later wait looks.
  *
@@ -51,6 +51,22 @@ static int curve_add(sim_curve_t *c, double bytes, double v) {
     c->bytes[i] = bytes, c->per_byte[i] = v;
     c->n++;
     return 0;
+}
+
+/* The curve a parameter key "<name>.<bytes>" adds a point to, or NULL. */
+static sim_curve_t *curve_named(sim_params_t *prm, const char *key) {
+    static const struct {
+        const char *prefix;
+        size_t offset;
+    } curves[] = {
+        {"G.", offsetof(sim_params_t, G_curve)},
+        {"copy.", offsetof(sim_params_t, copy_curve)},
+        {"reduce.", offsetof(sim_params_t, reduce_curve)},
+    };
+    for (size_t i = 0; i < sizeof curves / sizeof curves[0]; i++)
+        if (!strncmp(key, curves[i].prefix, strlen(curves[i].prefix)))
+            return (sim_curve_t *)(void *)((char *)prm + curves[i].offset);
+    return NULL;
 }
 
 double sim_curve_at(const sim_curve_t *c, double n) {
@@ -125,11 +141,10 @@ int sim_params_read(const char *path, sim_params_t *prm) {
             prm->reduce_big = v;
         else if (!strcmp(key, "call"))
             prm->call = v;
-        else if (!strncmp(key, "G.", 2) || !strncmp(key, "copy.", 5)) {
-            int is_g = key[0] == 'G';
+        else if (curve_named(prm, key)) {
             char *bend;
-            double bytes = strtod(key + (is_g ? 2 : 5), &bend);
-            if (*bend || curve_add(is_g ? &prm->G_curve : &prm->copy_curve, bytes, v)) {
+            double bytes = strtod(strchr(key, '.') + 1, &bend);
+            if (*bend || curve_add(curve_named(prm, key), bytes, v)) {
                 fprintf(stderr, "%s:%d: %s: a size in bytes, once per curve\n", path, lineno, key);
                 rc = -1;
             }
@@ -486,7 +501,9 @@ int sim_replay_nodes(const sim_schedule_t *s, const sim_params_t *local, const s
                                               : per_byte(prm, ev->n, prm->copy, prm->copy_big));
             break;
         case EV_REDUCE:
-            me->clock += (double)ev->n * per_byte(prm, ev->n, prm->reduce, prm->reduce_big);
+            me->clock += (double)ev->n * (prm->reduce_curve.n
+                                              ? sim_curve_at(&prm->reduce_curve, (double)ev->n)
+                                              : per_byte(prm, ev->n, prm->reduce, prm->reduce_big));
             break;
         case EV_CALL:
             me->clock +=

@@ -70,7 +70,8 @@ const char *sim_not_applicable(const sim_case_t *c);
 const coll_algo_t *sim_default_choice(const sim_case_t *c, int *radix, size_t *segsize);
 
 /* ---- LogGP parameters (µs, µs per byte) ---- */
-/* A per-byte cost measured at several sizes ("G.<bytes>" or "copy.<bytes>" in a parameter file):
+/* A per-byte cost measured at several sizes ("G.<bytes>", "copy.<bytes>" or "reduce.<bytes>" in a
+ * parameter file):
  * between two sizes the figure is interpolated geometrically in log(size), outside them the
  * nearest one holds. */
 #define SIM_CURVE_MAX 16
@@ -96,6 +97,10 @@ typedef struct {
     /* Measured per-size curves for puts and gets (G_curve) and local copies (copy_curve): when
      * present they replace G / G_big and copy / copy_big (big_from's blend) for those events. */
     sim_curve_t G_curve, copy_curve;
+    /* Reductions per size (reduce.<bytes>): sums of data a partner has just put, as
+     * bench_rma_bcast's loggp_fresh measures them; when present they replace reduce and
+     * reduce_big. From 256 KiB up such a sum costs 2-4x the in-cache figure. */
+    sim_curve_t reduce_curve;
     double call;                  /* a call's fixed software cost on every member before its first
                                    * operation (entry checks, flush, selection); 0 = not modelled */
     double call_kind[COLL_KINDS]; /* "call.<collective>": that collective's own (0: call) */

@@ -37,14 +37,18 @@ def main():
     if len(o_r) != 1 or o_r[0].split("#")[0].split("=")[1].strip() != "0":
         bad.append(f"o_r line: {o_r}")
     # the per-size curves: both runs averaged size by size, a size one run lacks kept
-    A = dict(loggp, G_curve="4096:2e-05,65536:3e-05", copy_curve="4096:1e-05")
-    B = dict(loggp, G_curve="4096:4e-05,65536:5e-05,1048576:9e-05", copy_curve="garbage")
+    A = dict(loggp, G_curve="4096:2e-05,65536:3e-05", copy_curve="4096:1e-05",
+             reduce_fresh_curve="4096:2e-05", get_fresh_curve="8192:1e-05")
+    B = dict(loggp, G_curve="4096:4e-05,65536:5e-05,1048576:9e-05", copy_curve="garbage",
+             reduce_fresh_curve="4096:4e-05")
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "p.txt")
         calibrate.write_params(path, "t", A, B, (0.03, {}), True, "33 ns median", True)
         got = {l.split("=")[0].strip(): float(l.split("=")[1].split("#")[0])
-               for l in open(path).read().splitlines() if l.startswith(("G.", "copy."))}
-    want = {"G.4096": 3e-05, "G.65536": 4e-05, "G.1048576": 9e-05, "copy.4096": 1e-05}
+               for l in open(path).read().splitlines()
+               if l.startswith(("G.", "copy.", "reduce.", "get."))}
+    want = {"G.4096": 3e-05, "G.65536": 4e-05, "G.1048576": 9e-05, "copy.4096": 1e-05,
+            "reduce.4096": 3e-05}
     if set(got) != set(want) or any(abs(got[k] - want[k]) > 1e-12 for k in want):
         bad.append(f"curves: {got}")
     # the MPI path: a signal priced as the add that fetches nothing, puts and gets as measured;

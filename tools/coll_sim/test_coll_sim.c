@@ -180,7 +180,7 @@ static int test_exact(void) {
         if (f) {
             fprintf(f, "L = 2\no = 0.5\ng = 0.1\nG = 0.01\nbig_from = 1000\nG_big = 9\n"
                        "G_fresh = 0.05\nG.4000 = 0.04\nG.1000 = 0.01\ncopy.1000 = 0.001\n"
-                       "copy.4000 = 0.004\n");
+                       "copy.4000 = 0.004\nreduce = 0.003\nreduce.1000 = 0.004\n");
             fclose(f);
             read_rc = sim_params_read(path, &prm);
             unlink(path);
@@ -193,6 +193,8 @@ static int test_exact(void) {
         expect_near("a scratch put with a curve", one_event(&prm, EV_PUT, 1, 1, 101),
                     0.5 + 100 * 0.05);
         expect_near("a copy on the copy curve", one_event(&prm, EV_COPY, 0, 0, 2000), 2000 * 0.002);
+        expect_near("a reduction on the reduce curve, not at reduce",
+                    one_event(&prm, EV_REDUCE, 0, 0, 2000), 2000 * 0.004);
     }
     /* A get on shared memory (no put_ack): the load's first miss is one hand-off, L, then the
      * bytes follow: o + L + (n - 1) G, not a request and a reply (o + 2 L + (n - 1) G). */
