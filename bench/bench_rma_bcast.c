@@ -126,7 +126,6 @@ typedef struct {
     /* memory */
     shoal_gptr_t rb, sync, ctl;
     char *rb_local, *sync_local, *mpibuf, *expect, *copy_src, *copy_dst;
-    void *fresh_acc; /* --loggp: loggp_fresh's accumulator */
     uint64_t *ctl_local;
     int rb_ok;
     char rb_why[64], rb_reason[160]; /* the cells' "n/a", and why (header, summary) */
@@ -1054,7 +1053,7 @@ static double LCLK;
  * the accumulator at the data's page offset as the library's scratch is: session 37's own -O2
  * loop over a buffer 16 bytes off took 1.2-1.3e-4 us/B for 64 KiB even in cache. Per byte as
  * (t(s) - t(LOGGP_CURVE_BASE)) / (s - LOGGP_CURVE_BASE); the single figures t(s) / s. */
-static void fresh_round(size_t s, double t[3]) {
+static void fresh_round(size_t s, void *acc, double t[3]) {
     shoal_gptr_t peer = shoal_gptr_setunit(C.rb, 1), owner = shoal_gptr_setunit(C.rb, 0);
     t[0] = t[1] = t[2] = 0;
     if (C.me == 0) {
@@ -1065,8 +1064,7 @@ static void fresh_round(size_t s, double t[3]) {
     MPI_Barrier(MPI_COMM_WORLD);
     if (C.me == 1) {
         double a = bench_now_ns();
-        bench_reduce_kernel(C.fresh_acc, C.rb_local, s / sizeof(double), SHOAL_TYPE_DOUBLE,
-                            SHOAL_RED_SUM);
+        bench_reduce_kernel(acc, C.rb_local, s / sizeof(double), SHOAL_TYPE_DOUBLE, SHOAL_RED_SUM);
         __asm__ __volatile__("" ::: "memory");
         t[1] = bench_now_ns() - a;
     }
@@ -1082,11 +1080,11 @@ static void fresh_round(size_t s, double t[3]) {
 }
 
 /* Median ns of each of fresh_round's three figures over reps rounds, on every unit. */
-static void fresh_median(size_t s, int reps, double *v, double med[3]) {
+static void fresh_median(size_t s, void *acc, int reps, double *v, double med[3]) {
     double mine[3];
     for (int r = 0; r < reps; r++) {
         double t[3];
-        fresh_round(s, t);
+        fresh_round(s, acc, t);
         for (int f = 0; f < 3; f++) v[f * reps + r] = t[f];
     }
     for (int f = 0; f < 3; f++) mine[f] = median_of(v + f * reps, reps);
@@ -1099,12 +1097,12 @@ static void loggp_fresh(loggp_t *P) {
     double *v = malloc(sizeof(double) * 3 * (size_t)reps);
     char *acc_pages = aligned_alloc(4096, most + 4096);
     if (!v || !acc_pages) die("out of memory");
-    C.fresh_acc = acc_pages + ((uintptr_t)C.rb_local & 4095); /* the data's page offset */
-    memset(C.fresh_acc, 0, most);
+    char *acc = acc_pages + ((uintptr_t)C.rb_local & 4095); /* the data's page offset */
+    memset(acc, 0, most);
     fill_doubles(C.copy_src, most, 1.0); /* what unit 0 puts and writes */
     double base[3], med[3];
-    fresh_median(LOGGP_CURVE_BASE, reps, v, base);
-    fresh_median(LOGGP_FRESH_SIZE, reps, v, med);
+    fresh_median(LOGGP_CURVE_BASE, acc, reps, v, base);
+    fresh_median(LOGGP_FRESH_SIZE, acc, reps, v, med);
     P->G_fresh = med[0] / (double)LOGGP_FRESH_SIZE / 1e3;
     P->reduce_fresh = med[1] / (double)LOGGP_FRESH_SIZE / 1e3;
     for (int k = 0; k < LOGGP_CURVE_POINTS; k++) {
@@ -1115,11 +1113,10 @@ static void loggp_fresh(loggp_t *P) {
         /* about 20 ms a size, at least 5 rounds */
         int n = (int)(20e6 / (0.3 * (double)s + 3000));
         n = n < 5 ? 5 : n > reps ? reps : n;
-        fresh_median(s, n, v, med);
+        fresh_median(s, acc, n, v, med);
         for (int f = 0; f < 3; f++)
             *out[f] = (med[f] - base[f]) / (double)(s - LOGGP_CURVE_BASE) / 1e3;
     }
-    C.fresh_acc = NULL;
     free(v);
     free(acc_pages);
 }
