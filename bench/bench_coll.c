@@ -89,16 +89,17 @@ static const coll_kind_t ckind[NK] = {COLL_BARRIER,  COLL_BROADCAST, COLL_COLLEC
 #else
 /* Without the registry: the algorithms of this version (unknown names are skipped). */
 static const char *const known_algos[NK][MAX_ALGOS] = {
-    {"linear", "dissemination", "flags", "line", "kary_tree", "knomial_tree", "node", "native",
-     NULL},
-    {"linear", "eager", "kary", "knomial", "vandegeijn", "node", "native", NULL},
-    {"linear", "eager", "recursive_doubling", "ring", "bruck", "bruck_norotate", "node", "native",
-     NULL},
+    {"linear", "dissemination", "flags", "line", "kary_tree", "knomial_tree", "node", "node_native",
+     "native", NULL},
+    {"linear", "eager", "kary", "knomial", "vandegeijn", "node", "node_native", "native", NULL},
+    {"linear", "eager", "recursive_doubling", "ring", "bruck", "bruck_norotate", "node",
+     "node_native", "native", NULL},
     {"linear", "eager", "recursive_doubling", "ring", "bruck", "bruck_norotate",
-     "neighbor_exchange", "node", "native", NULL},
+     "neighbor_exchange", "node", "node_native", "native", NULL},
     {"eager", "shift", "xor_pairwise", "color_pairwise", "shift_barrier", "xor_pairwise_barrier",
      "color_pairwise_barrier", "native", NULL},
-    {"linear", "eager", "recursive_doubling", "rabenseifner", "node", "native", NULL},
+    {"linear", "eager", "recursive_doubling", "rabenseifner", "node", "node_native", "native",
+     NULL},
     {"linear", "eager", "recursive_doubling", "native", NULL},
 };
 #endif

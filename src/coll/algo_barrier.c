@@ -100,8 +100,9 @@ static shoal_err_t barrier_knomial(coll_args_t *a) {
  * dissemination barrier among themselves, so the network sees ceil(log2 nodes) rounds of one
  * message per node; each leader then releases its members. Every signal goes to W_DATA(sender):
  * in leader round k a leader hears from the leader 2^k nodes back, a different one each round
- * (2^k < nodes), so every word has one sender per call. */
-static shoal_err_t barrier_node(coll_args_t *a) {
+ * (2^k < nodes), so every word has one sender per call. node_native: the leaders meet in
+ * MPI_Barrier on their own communicator instead (leaders.c). */
+static shoal_err_t barrier_two_level(coll_args_t *a, int native) {
     int32_t cnt, nn = a->ct->nnodes, mn = a->ct->node_of[a->me];
     const int32_t *mates = coll_node_mates(a, &cnt);
     if (a->me != mates[0]) {
@@ -109,7 +110,8 @@ static shoal_err_t barrier_node(coll_args_t *a) {
         return coll_wait(a, W_DATA(mates[0], a->p), 1);
     }
     for (int32_t i = 1; i < cnt; i++) SHOAL_TRY(coll_wait(a, W_DATA(mates[i], a->p), 1));
-    for (int32_t dist = 1; dist < nn; dist <<= 1) {
+    if (native) SHOAL_TRY(coll_leaders_barrier(a));
+    for (int32_t dist = 1; dist < nn && !native; dist <<= 1) {
         int32_t to = coll_node_leader(a, (mn + dist) % nn);
         int32_t from = coll_node_leader(a, (mn - dist + nn) % nn);
         SHOAL_TRY(coll_signal(a, to, W_DATA(a->me, a->p)));
@@ -117,6 +119,14 @@ static shoal_err_t barrier_node(coll_args_t *a) {
     }
     for (int32_t i = 1; i < cnt; i++) SHOAL_TRY(coll_signal(a, mates[i], W_DATA(a->me, a->p)));
     return SHOAL_OK;
+}
+
+static shoal_err_t barrier_node(coll_args_t *a) {
+    return barrier_two_level(a, 0);
+}
+
+static shoal_err_t barrier_node_native(coll_args_t *a) {
+    return barrier_two_level(a, 1);
 }
 
 const coll_algo_t coll_barrier_algos[] = {
@@ -134,6 +144,8 @@ const coll_algo_t coll_barrier_algos[] = {
      "arrivals up a k-nomial tree to member 0, releases back down"},
     {COLL_BARRIER, "node", 0, 0, 0, 0, 0, NULL, barrier_node,
      "two-level: members to their node's leader, dissemination among the leaders, release"},
+    {COLL_BARRIER, "node_native", NEEDS_MPI_COLL, 0, 0, 0, 0, NULL, barrier_node_native,
+     "two-level: members to their node's leader, MPI_Barrier among the leaders, release"},
     {COLL_BARRIER, "native", NEEDS_MPI_COLL, 0, 0, 0, 0, NULL, coll_native,
      "MPI_Barrier on the team's communicator"},
 };

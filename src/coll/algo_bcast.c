@@ -230,6 +230,37 @@ static shoal_err_t bcast_node(coll_args_t *a) {
     return bcast_tree(a, &t);
 }
 
+/* Two-level with the MPI library between nodes (node_native): inside a node every member reads
+ * the message from its node's source through shared memory, the source being the root in the
+ * root's node and the leader elsewhere; the leaders pass it between nodes with MPI_Bcast on
+ * their own communicator (leaders.c), the root's node's leader after reading it from the root
+ * when that is not itself. A source tells each reader on W_DATA(source) that the data is there
+ * and waits for its DONE on W_DATA(reader) before it returns (its buffer is the user's). Reads
+ * run in parallel, one copy per member. */
+static shoal_err_t bcast_node_native(coll_args_t *a) {
+    int32_t cnt, rn = a->ct->node_of[a->root];
+    const int32_t *mates = coll_node_mates(a, &cnt);
+    int32_t leader = mates[0], source = a->ct->node_of[a->me] == rn ? a->root : leader;
+    size_t n = a->nbytes;
+    if (a->me != source) {
+        SHOAL_TRY(coll_wait(a, W_DATA(source, a->p), 1));
+        SHOAL_TRY(coll_get(a, a->dlocal, source, source == a->root ? BUF_SRC : BUF_DEST, 0, n));
+        SHOAL_TRY(coll_signal(a, source, W_DATA(a->me, a->p)));
+        /* the root's node's leader, the root being another member of it */
+        return a->me == leader ? coll_leaders_bcast(a, a->dlocal, n, rn) : SHOAL_OK;
+    }
+    /* A leader that is not the root receives first; the root lets its mates read while it sends */
+    if (a->me != a->root) SHOAL_TRY(coll_leaders_bcast(a, a->dlocal, n, rn));
+    for (int32_t i = 0; i < cnt; i++)
+        if (mates[i] != a->me) SHOAL_TRY(coll_signal(a, mates[i], W_DATA(a->me, a->p)));
+    if (a->me == a->root && a->me == leader) SHOAL_TRY(coll_leaders_bcast(a, a->slocal, n, rn));
+    for (int32_t i = 0; i < cnt; i++)
+        if (mates[i] != a->me) SHOAL_TRY(coll_wait(a, W_DATA(mates[i], a->p), 1));
+    /* Last, so that a dest overlapping the src cannot change what the readers get. */
+    if (a->me == a->root) coll_root_copy(a, n);
+    return SHOAL_OK;
+}
+
 /* ---- Van de Geijn (scatter + allgather) ----
  * The message is cut into p chunks (chunk i, of root-relative member i, holds bytes
  * [i n/p, (i+1) n/p) rounded as chunk_off says; some are empty when n < p). A binomial scatter
@@ -324,6 +355,8 @@ const coll_algo_t coll_bcast_algos[] = {
      "binomial scatter of p chunks, then ring allgather (large messages)"},
     {COLL_BROADCAST, "node", 0, 0, 2, 8, 2, NULL, bcast_node,
      "two-level: k-nomial tree over the nodes, then inside each node (pipelined in seg= segments)"},
+    {COLL_BROADCAST, "node_native", NEEDS_MPI_COLL, 0, 0, 0, 0, NULL, bcast_node_native,
+     "two-level: MPI_Bcast among the node leaders, members read from their node's source"},
     {COLL_BROADCAST, "native", NEEDS_MPI_COLL, 0, 0, 0, 0, NULL, coll_native,
      "MPI_Bcast on the team's communicator"},
 };

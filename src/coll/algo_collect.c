@@ -220,7 +220,8 @@ static shoal_err_t collect_neighbor_exchange(coll_args_t *a) {
  * leader and back, its members' own included: at one node of 2 units, 3-4.5x linear.)
  * READY: every member to its node mates (which write its dest), a leader also to the other
  * leaders. A member hears twice from its leader when there are other nodes (its block, then the
- * others'). */
+ * others'). node_native: step 2 is MPI_Allgatherv in place among the leaders (leaders.c), each
+ * node's blocks one run (NEEDS_NODE_RUNS); the leaders then need no READY from each other. */
 /* Puts into peer's dest, at their final offsets, the blocks of the members listed in
  * members[0..cnt) (ascending), one put per run of consecutive members. */
 static shoal_err_t put_member_runs(coll_args_t *a, int32_t peer, const int32_t *members,
@@ -236,14 +237,14 @@ static shoal_err_t put_member_runs(coll_args_t *a, int32_t peer, const int32_t *
     return SHOAL_OK;
 }
 
-static shoal_err_t collect_node(coll_args_t *a) {
+static shoal_err_t collect_two_level(coll_args_t *a, int native) {
     int32_t cnt, nn = a->ct->nnodes, mn = a->ct->node_of[a->me];
     const int32_t *mates = coll_node_mates(a, &cnt);
     const int leader = a->me == mates[0];
     copy_own(a, a->offsets[a->me]);
     for (int32_t i = 0; i < cnt; i++)
         if (mates[i] != a->me) SHOAL_TRY(coll_ready(a, mates[i]));
-    if (leader)
+    if (leader && !native)
         for (int32_t s = 1; s < nn; s++)
             SHOAL_TRY(coll_ready(a, coll_node_leader(a, (mn + s) % nn)));
     /* 1: my block to my node mates, starting with the next one */
@@ -259,13 +260,14 @@ static shoal_err_t collect_node(coll_args_t *a) {
     if (!leader) /* 3, from the leader: the other nodes' blocks */
         return nn > 1 ? coll_wait(a, W_DATA(mates[0], a->p), 1) : SHOAL_OK;
     /* 2: my node's blocks to the other leaders, theirs to me */
-    for (int32_t s = 1; s < nn; s++) {
+    if (native) SHOAL_TRY(coll_leaders_allgatherv(a));
+    for (int32_t s = 1; s < nn && !native; s++) {
         int32_t peer = coll_node_leader(a, (mn + s) % nn);
         SHOAL_TRY(coll_wait_ready(a, peer));
         SHOAL_TRY(put_member_runs(a, peer, mates, cnt));
         SHOAL_TRY(coll_signal(a, peer, W_DATA(a->me, a->p)));
     }
-    for (int32_t s = 1; s < nn; s++)
+    for (int32_t s = 1; s < nn && !native; s++)
         SHOAL_TRY(coll_wait(a, W_DATA(coll_node_leader(a, (mn - s + nn) % nn), a->p), 1));
     /* 3: the other nodes' blocks to my members (READY came before step 1) */
     for (int32_t i = 1; i < cnt && nn > 1; i++) {
@@ -277,6 +279,15 @@ static shoal_err_t collect_node(coll_args_t *a) {
         SHOAL_TRY(coll_signal(a, mates[i], W_DATA(a->me, a->p)));
     }
     return SHOAL_OK;
+}
+
+static shoal_err_t collect_node(coll_args_t *a) {
+    return collect_two_level(a, 0);
+}
+
+static shoal_err_t collect_node_native(coll_args_t *a) {
+    if (a->mpi_blocks) return coll_native(a); /* every block came with the sizes: copies only */
+    return collect_two_level(a, 1);
 }
 
 const coll_algo_t coll_collect_algos[] = {
@@ -294,6 +305,9 @@ const coll_algo_t coll_collect_algos[] = {
      "ceil(log2 p) rounds at final offsets, wrapping ranges split in two puts"},
     {COLL_COLLECT, "node", 0, 0, 0, 0, 0, NULL, collect_node,
      "two-level: blocks among node mates, leaders exchange their nodes' blocks and pass them on"},
+    {COLL_COLLECT, "node_native", NEEDS_MPI_COLL | NEEDS_NODE_RUNS, 0, 0, 0, 0, NULL,
+     collect_node_native,
+     "two-level: blocks among node mates, MPI_Allgatherv among the leaders, passed on"},
     {COLL_COLLECT, "native", NEEDS_MPI_COLL, 0, 0, 0, 0, NULL, coll_native,
      "MPI_Allgatherv on the team's communicator"},
 };
@@ -317,6 +331,9 @@ const coll_algo_t coll_fcollect_algos[] = {
      "p/2 rounds, pairs of blocks passed between alternating neighbours"},
     {COLL_FCOLLECT, "node", 0, 0, 0, 0, 0, NULL, collect_node,
      "two-level: blocks among node mates, leaders exchange their nodes' blocks and pass them on"},
+    {COLL_FCOLLECT, "node_native", NEEDS_MPI_COLL | NEEDS_NODE_RUNS, 0, 0, 0, 0, NULL,
+     collect_node_native,
+     "two-level: blocks among node mates, MPI_Allgatherv among the leaders, passed on"},
     {COLL_FCOLLECT, "native", NEEDS_MPI_COLL, 0, 0, 0, 0, NULL, coll_native,
      "MPI_Allgather on the team's communicator"},
 };

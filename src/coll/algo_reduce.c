@@ -252,7 +252,7 @@ static shoal_err_t node_leaders(coll_args_t *a, char *acc, size_t first, size_t 
     return SHOAL_OK;
 }
 
-static shoal_err_t reduce_node(coll_args_t *a) {
+static shoal_err_t reduce_two_level(coll_args_t *a, int native) {
     int32_t cnt;
     const int32_t *mates = coll_node_mates(a, &cnt);
     int32_t leader = mates[0], slot = 0;
@@ -279,12 +279,22 @@ static shoal_err_t reduce_node(coll_args_t *a) {
             SHOAL_TRY(coll_wait(a, W_DATA(mates[i], a->p), 1));
             coll_reduce_local(acc, scratch + (size_t)(i - 1) * stride, n, a->type, a->op);
         }
-        SHOAL_TRY(node_leaders(a, acc, first, n, es));
+        SHOAL_TRY(native ? coll_leaders_allreduce(a, acc, n) : node_leaders(a, acc, first, n, es));
         for (int32_t i = 1; i < cnt; i++)
             SHOAL_TRY(coll_put_signal(a, mates[i], BUF_DEST, first * es, acc, n * es,
                                       W_DATA(a->me, a->p)));
     }
     return SHOAL_OK;
+}
+
+static shoal_err_t reduce_node(coll_args_t *a) {
+    return reduce_two_level(a, 0);
+}
+
+/* node_native: the leaders' step is MPI_Allreduce in place on their own communicator
+ * (leaders.c), chunk by chunk as their members' vectors arrive. */
+static shoal_err_t reduce_node_native(coll_args_t *a) {
+    return reduce_two_level(a, 1);
 }
 
 /* A slot of one element at least per member of the largest node but its leader. */
@@ -362,6 +372,9 @@ const coll_algo_t coll_reduce_algos[] = {
     {COLL_REDUCE, "node", 0, 0, 0, 0, 0, scratch_node, reduce_node,
      "two-level: members reduce into their node leader, recursive doubling among the leaders, "
      "leaders put the result back"},
+    {COLL_REDUCE, "node_native", NEEDS_MPI_COLL, 0, 0, 0, 0, scratch_node, reduce_node_native,
+     "two-level: members reduce into their node leader, MPI_Allreduce among the leaders, leaders "
+     "put the result back"},
     {COLL_REDUCE, "native", NEEDS_MPI_COLL, 0, 0, 0, 0, NULL, coll_native,
      "MPI_Allreduce on the team's communicator"},
 };

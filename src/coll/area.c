@@ -42,10 +42,15 @@ static void build_node_map(coll_team_t *ct, const int *colour, int32_t p, keyed_
         if (at - ct->node_start[n] > ct->node_max) ct->node_max = at - ct->node_start[n];
     }
     ct->node_start[ng] = at;
+    ct->nodes_in_runs = 1;
+    for (int32_t n = 0; n < ng; n++)
+        for (int32_t i = ct->node_start[n] + 1; i < ct->node_start[n + 1]; i++)
+            if (ct->by_node[i] != ct->by_node[i - 1] + 1) ct->nodes_in_runs = 0;
 }
 
 static void free_coll_team(coll_team_t *ct) {
     if (!ct) return;
+    coll_leaders_free(ct);
     free(ct->expected);
     free(ct->eager_done);
     free(ct->ring_done);
@@ -67,6 +72,7 @@ shoal_err_t shoal__coll_team_init(team_t *t) {
     int *colour = malloc(p * sizeof *colour);
     keyed_t *tmp = malloc(2 * p * sizeof *tmp);
     int ok = ct != NULL && colour != NULL && tmp != NULL, all_ok = 0;
+    if (ct) ct->leaders = MPI_COMM_NULL;
     if (ok) {
         ct->nwords = COLL_NWORDS(t->size);
         ct->expected = calloc((size_t)ct->nwords, sizeof *ct->expected);
@@ -93,6 +99,11 @@ shoal_err_t shoal__coll_team_init(team_t *t) {
         return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory for team %d's coll area",
                            (int)t->id);
     }
+    shoal_err_t err = coll_leaders_create(t, ct);
+    if (err != SHOAL_OK) {
+        free_coll_team(ct);
+        return err;
+    }
     /* Sized from the team size now, once: signal words for p members, then the scratch. */
     ct->sig_bytes = ((size_t)ct->nwords * 8 + PAGE - 1) / PAGE * PAGE;
     ct->scratch_bytes = shoal__rt.coll_scratch;
@@ -105,7 +116,7 @@ shoal_err_t shoal__coll_team_init(team_t *t) {
         ct->xchg_cell = coll_xchg_cell(t->size);
         bytes += COLL_XCHG_SLOTS * (size_t)t->size * ct->xchg_cell;
     }
-    shoal_err_t err = shoal__segment_create(t, bytes, SEG_INTERNAL, &ct->seg);
+    err = shoal__segment_create(t, bytes, SEG_INTERNAL, &ct->seg);
     if (err != SHOAL_OK) {
         free_coll_team(ct);
         return err;

@@ -118,7 +118,11 @@ struct coll_team {
     int32_t *node_of;    /* [p] node of each member */
     int32_t *by_node;    /* [p] members grouped by node */
     int32_t *node_start; /* [nnodes + 1] where each node's group starts in by_node */
-    uint64_t flag_seq;   /* flag barriers called on this team so far */
+    int nodes_in_runs;   /* every node's members are consecutive in team order */
+    /* The node leaders' own communicator (ranked by node; leaders.c), on a team that spans
+     * nodes and only at its leaders: MPI_COMM_NULL elsewhere. */
+    MPI_Comm leaders;
+    uint64_t flag_seq; /* flag barriers called on this team so far */
     /* The barrier's last selection (select.c): a barrier has no size, so its choice changes only
      * when the rules do (generation) or the team's shape does (never, but checked). */
     const struct coll_algo *barrier_algo;
@@ -162,6 +166,19 @@ uint64_t coll_preferred_key(void);
  * team's communicator. Why it cannot run a call (NULL: it can); the simulator has its own. */
 const char *coll_native_not_applicable(const coll_args_t *a);
 shoal_err_t coll_native(coll_args_t *a);
+/* The between-nodes step of the node_native algorithms (leaders.c): the MPI library's
+ * collective among the node leaders (ct->leaders), called by leaders only, a no-op on a team of
+ * one node. Barrier; broadcast of buf[0..n) from node root_node's leader; allgatherv in place
+ * in my dest, each node's blocks one run (NEEDS_NODE_RUNS); allreduce in place of n elements
+ * of acc. The simulator stands in for them as for native. */
+shoal_err_t coll_leaders_barrier(coll_args_t *a);
+/* Makes ct->leaders at team creation (collective over the team; MPI_COMM_NULL where it has no
+ * use) and frees it. */
+shoal_err_t coll_leaders_create(team_t *t, coll_team_t *ct);
+void coll_leaders_free(coll_team_t *ct);
+shoal_err_t coll_leaders_bcast(coll_args_t *a, void *buf, size_t n, int32_t root_node);
+shoal_err_t coll_leaders_allgatherv(coll_args_t *a);
+shoal_err_t coll_leaders_allreduce(coll_args_t *a, void *acc, size_t n);
 
 /* Signal words of a team of p members. */
 #define W_READY(rel)               (rel)           /* READY from member rel */
@@ -233,6 +250,7 @@ static inline size_t coll_xchg_cell(int32_t p) {
 #define NEEDS_XCHG_BLOCKS    0x40u  /* collect: every block came with the sizes (xchg_blocks) */
 #define NEEDS_CPU_WORDS      0x80u  /* the team's words are CPU atomics (all on node, direct) */
 #define NEEDS_MPI_COLL       0x100u /* the MPI library's collective (native.c): its own limits */
+#define NEEDS_NODE_RUNS      0x200u /* every node's members consecutive in team order */
 
 typedef struct coll_algo {
     coll_kind_t kind;

@@ -96,6 +96,8 @@ const char *coll_not_applicable(const coll_algo_t *g, const coll_args_t *a, int 
         const char *why = coll_native_not_applicable(a);
         if (why) return why;
     }
+    if ((g->needs & NEEDS_NODE_RUNS) && !a->ct->nodes_in_runs)
+        return "needs every node's members consecutive in the team";
     if (g->max_team_size && p > g->max_team_size) return "team too large for it";
     if (g->radix_max && (radix < g->radix_min || radix > g->radix_max))
         return "radix out of its range";
@@ -326,6 +328,15 @@ static const struct {
      * (a signal there is an RMA round trip) and at least as fast above (docs/collectives.md
      * "native"; at 1 MiB across two nodes the two-level reduce wins at 1 Gbit/s on Open MPI, 8.8
      * against 11.1 ms, and loses at 10 Gbit/s, 1.02 against 0.64 ms, on MPICH 2.4 against 0.7). */
+    /* Teams that span nodes, large messages: the two-level algorithms with the MPI's collective
+     * among the node leaders (docs/collectives.md "Teams that span nodes"; 2 nodes x 2 units of
+     * the namespace cluster, both MPIs, 1 and 10 Gbit/s: at or ahead of the MPI's own in all
+     * four from these sizes, 0.20-0.92x it in most rows; below them native leads somewhere).
+     * Sizes: the message (broadcast), the whole result (collect, fcollect), the vector (reduce). */
+    {COLL_BROADCAST, "node_native@nodes=2-,bytes=262144-"},
+    {COLL_COLLECT, "node_native@nodes=2-,bytes=1048576-"},
+    {COLL_FCOLLECT, "node_native@nodes=2-,bytes=1048576-"},
+    {COLL_REDUCE, "node_native@nodes=2-,bytes=65536-"},
     {COLL_BARRIER, "native@path=mpi"},
     {COLL_BROADCAST, "native@path=mpi"},
     {COLL_COLLECT, "native@path=mpi"},

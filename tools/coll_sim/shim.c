@@ -195,6 +195,29 @@ shoal_err_t coll_native(coll_args_t *a) {
     return shoal__fail(SHOAL_ERR_UNSUPPORTED, "the simulator does not model native collectives");
 }
 
+/* ---- leaders.c: the node_native algorithms' MPI step among the node leaders, the same
+ * exception (they need NEEDS_MPI_COLL, which never applies here). */
+shoal_err_t coll_leaders_barrier(coll_args_t *a) {
+    return coll_native(a);
+}
+
+shoal_err_t coll_leaders_bcast(coll_args_t *a, void *buf, size_t n, int32_t root_node) {
+    (void)buf;
+    (void)n;
+    (void)root_node;
+    return coll_native(a);
+}
+
+shoal_err_t coll_leaders_allgatherv(coll_args_t *a) {
+    return coll_native(a);
+}
+
+shoal_err_t coll_leaders_allreduce(coll_args_t *a, void *acc, size_t n) {
+    (void)acc;
+    (void)n;
+    return coll_native(a);
+}
+
 /* ---- The RMA layer, as eager.c uses it (the team's words are MPI-style: atomics_direct = 0,
  * so every flag is a shoal__amo and every eager body a shoal__put) ---- */
 shoal_err_t shoal__put(const shoal_target_t *t, const void *src, size_t nbytes) {
