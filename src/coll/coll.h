@@ -1,7 +1,8 @@
 /* The collectives framework. Every algorithm is a coll_algo_t: a name, its applicability as data
  * (read by the selector and by the tests), and a run function built only from Shoal's own
- * point-to-point operations through the helpers below (the one exception, "native", runs the MPI
- * library's own collective: native.c says why).
+ * point-to-point operations through the helpers below (the exceptions: "native" runs the MPI
+ * library's own collective, native.c says why, and "node_native" runs it among the node leaders
+ * between its shared-memory steps, leaders.c).
  *
  * Synchronisation: each team owns a coll area (one internal segment): signal words, then a data
  * scratch of SHOAL_COLL_SCRATCH bytes. Signal words are counters that senders only ever add 1
