@@ -126,6 +126,7 @@ static shoal_err_t barrier_node(coll_args_t *a) {
 }
 
 static shoal_err_t barrier_node_native(coll_args_t *a) {
+    SHOAL_TRY(coll_leaders_ready(a));
     return barrier_two_level(a, 1);
 }
 

@@ -238,6 +238,7 @@ static shoal_err_t bcast_node(coll_args_t *a) {
  * and waits for its DONE on W_DATA(reader) before it returns (its buffer is the user's). Reads
  * run in parallel, one copy per member. */
 static shoal_err_t bcast_node_native(coll_args_t *a) {
+    SHOAL_TRY(coll_leaders_ready(a));
     int32_t cnt, rn = a->ct->node_of[a->root];
     const int32_t *mates = coll_node_mates(a, &cnt);
     int32_t leader = mates[0], source = a->ct->node_of[a->me] == rn ? a->root : leader;

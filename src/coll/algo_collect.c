@@ -286,6 +286,7 @@ static shoal_err_t collect_node(coll_args_t *a) {
 }
 
 static shoal_err_t collect_node_native(coll_args_t *a) {
+    SHOAL_TRY(coll_leaders_ready(a));
     if (a->mpi_blocks) return coll_native(a); /* every block came with the sizes: copies only */
     return collect_two_level(a, 1);
 }

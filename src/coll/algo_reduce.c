@@ -295,6 +295,7 @@ static shoal_err_t reduce_node(coll_args_t *a) {
  * scratch in turn were 1.6x MPI_Allreduce at 1 MiB, Open MPI across two nodes at 10 Gbit/s). A
  * mate's src is read before it writes its dest, so in place works. */
 static shoal_err_t reduce_node_native(coll_args_t *a) {
+    SHOAL_TRY(coll_leaders_ready(a));
     int32_t cnt;
     const int32_t *mates = coll_node_mates(a, &cnt);
     size_t bytes = a->count * shoal_type_size(a->type);

@@ -99,11 +99,6 @@ shoal_err_t shoal__coll_team_init(team_t *t) {
         return shoal__fail(SHOAL_ERR_NOMEM, "out of host memory for team %d's coll area",
                            (int)t->id);
     }
-    shoal_err_t err = coll_leaders_create(t, ct);
-    if (err != SHOAL_OK) {
-        free_coll_team(ct);
-        return err;
-    }
     /* Sized from the team size now, once: signal words for p members, then the scratch. */
     ct->sig_bytes = ((size_t)ct->nwords * 8 + PAGE - 1) / PAGE * PAGE;
     ct->scratch_bytes = shoal__rt.coll_scratch;
@@ -116,7 +111,7 @@ shoal_err_t shoal__coll_team_init(team_t *t) {
         ct->xchg_cell = coll_xchg_cell(t->size);
         bytes += COLL_XCHG_SLOTS * (size_t)t->size * ct->xchg_cell;
     }
-    err = shoal__segment_create(t, bytes, SEG_INTERNAL, &ct->seg);
+    shoal_err_t err = shoal__segment_create(t, bytes, SEG_INTERNAL, &ct->seg);
     if (err != SHOAL_OK) {
         free_coll_team(ct);
         return err;

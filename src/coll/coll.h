@@ -120,9 +120,11 @@ struct coll_team {
     int32_t *by_node;    /* [p] members grouped by node */
     int32_t *node_start; /* [nnodes + 1] where each node's group starts in by_node */
     int nodes_in_runs;   /* every node's members are consecutive in team order */
-    /* The node leaders' own communicator (ranked by node; leaders.c), on a team that spans
-     * nodes and only at its leaders: MPI_COMM_NULL elsewhere. */
+    /* The node leaders' own communicator (ranked by node; leaders.c), made by the team's first
+     * node_native call (leaders_made) on a team that spans nodes, only at its leaders:
+     * MPI_COMM_NULL elsewhere. */
     MPI_Comm leaders;
+    int leaders_made;
     uint64_t flag_seq; /* flag barriers called on this team so far */
     /* The barrier's last selection (select.c): a barrier has no size, so its choice changes only
      * when the rules do (generation) or the team's shape does (never, but checked). */
@@ -173,9 +175,10 @@ shoal_err_t coll_native(coll_args_t *a);
  * in my dest, each node's blocks one run (NEEDS_NODE_RUNS); allreduce in place of n elements
  * of acc. The simulator stands in for them as for native. */
 shoal_err_t coll_leaders_barrier(coll_args_t *a);
-/* Makes ct->leaders at team creation (collective over the team; MPI_COMM_NULL where it has no
- * use) and frees it. */
-shoal_err_t coll_leaders_create(team_t *t, coll_team_t *ct);
+/* Every member, at the start of a node_native call: makes ct->leaders on the team's first one
+ * (collective over the team: every member runs the same algorithm for the same call; a team
+ * that never runs node_native spends no communicator on it). Freed with the team. */
+shoal_err_t coll_leaders_ready(coll_args_t *a);
 void coll_leaders_free(coll_team_t *ct);
 shoal_err_t coll_leaders_bcast(coll_args_t *a, void *buf, size_t n, int32_t root_node);
 shoal_err_t coll_leaders_allgatherv(coll_args_t *a);

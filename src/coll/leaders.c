@@ -12,17 +12,21 @@
 #include "coll.h"
 #include "rma/rma.h"
 
-shoal_err_t coll_leaders_create(team_t *t, coll_team_t *ct) {
+shoal_err_t coll_leaders_ready(coll_args_t *a) {
+    coll_team_t *ct = a->ct;
+    if (ct->leaders_made) return SHOAL_OK;
     ct->leaders = MPI_COMM_NULL;
-    if (ct->nnodes < 2 || t->comm == MPI_COMM_NULL) return SHOAL_OK;
-    int32_t me = t->myrel, node = ct->node_of[me];
-    int leader = ct->by_node[ct->node_start[node]] == me;
-    /* Collective over the team: members that are not leaders get MPI_COMM_NULL. */
-    int rc = MPI_Comm_split(t->comm, leader ? 0 : MPI_UNDEFINED, node, &ct->leaders);
-    if (rc != MPI_SUCCESS) {
-        ct->leaders = MPI_COMM_NULL;
-        return shoal__mpi_fail(rc, "collective area: the node leaders' communicator");
+    if (ct->nnodes > 1 && a->team->comm != MPI_COMM_NULL) {
+        int32_t node = ct->node_of[a->me];
+        int leader = ct->by_node[ct->node_start[node]] == a->me;
+        /* Members that are not leaders get MPI_COMM_NULL; ranked by node. */
+        int rc = MPI_Comm_split(a->team->comm, leader ? 0 : MPI_UNDEFINED, node, &ct->leaders);
+        if (rc != MPI_SUCCESS) {
+            ct->leaders = MPI_COMM_NULL;
+            return shoal__mpi_fail(rc, "the node leaders' communicator");
+        }
     }
+    ct->leaders_made = 1;
     return SHOAL_OK;
 }
 

@@ -197,6 +197,10 @@ shoal_err_t coll_native(coll_args_t *a) {
 
 /* ---- leaders.c: the node_native algorithms' MPI step among the node leaders, the same
  * exception (they need NEEDS_MPI_COLL, which never applies here). */
+shoal_err_t coll_leaders_ready(coll_args_t *a) {
+    return coll_native(a);
+}
+
 shoal_err_t coll_leaders_barrier(coll_args_t *a) {
     return coll_native(a);
 }
