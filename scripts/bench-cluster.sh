@@ -7,9 +7,11 @@
 #
 #   scripts/bench-cluster.sh [--bench coll|fence] [--nodes 2] [--ppn 2] [--rates "1gbit 10gbit"] (none: unshaped) [--mpis "mpich openmpi"]
 #                            [--only barrier,broadcast,collect,fcollect,reduce] [--max-size 1M]
-#                            [--build-prefix build/bench-] [--out results/cluster]
+#                            [--build-prefix build/bench-] [--out results/cluster] [--batch-us T]
 #
-# --only and --max-size go to the benchmark (bench_fence's default --only: fence,halo,coll).
+# --only, --max-size and --batch-us go to the benchmark (bench_fence's default --only:
+# fence,halo,coll). Shaped links let a burst through at full speed (the tbf bucket holds 2 ms of
+# the rate, docs/cluster.md): batches of --batch-us well above that measure the rate itself.
 # Writes OUT/<bench>_<mpi>_<rate>_<nodes>x<ppn>.csv and .txt (the CSV and its tables). The
 # cluster is its own (SHOAL_CLUSTER_PREFIX=shoalbench), made per rate and torn down at the end, also
 # on failure or interrupt. Needs root. Nothing else should run meanwhile: the links are namespaces
@@ -18,7 +20,7 @@ set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 nodes=2 ppn=2 rates="1gbit 10gbit" mpis="mpich openmpi" bench=coll
-only="" max_size=1M
+only="" max_size=1M batch_us=""
 prefix_dir="$root/build/bench-" out="$root/results/cluster"
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -29,10 +31,11 @@ while [ $# -gt 0 ]; do
     --mpis) mpis="$2" ;;
     --only) only="$2" ;;
     --max-size) max_size="$2" ;;
+    --batch-us) batch_us="$2" ;;
     --build-prefix) prefix_dir="$2" ;;
     --out) out="$2" ;;
     *)
-        sed -n '2,16p' "${BASH_SOURCE[0]}" >&2
+        sed -n '2,18p' "${BASH_SOURCE[0]}" >&2
         exit 2
         ;;
     esac
@@ -44,6 +47,7 @@ fence) only="${only:-fence,halo,coll}" extra=(--batches 11) ;;
 *) echo "bench-cluster: --bench coll or fence, not $bench" >&2 && exit 2 ;;
 esac
 
+[ -n "$batch_us" ] && extra+=(--batch-us "$batch_us")
 export SHOAL_CLUSTER_PREFIX=shoalbench
 cluster="$root/scripts/cluster.sh"
 trap '"$cluster" down >/dev/null 2>&1 || true' EXIT INT TERM

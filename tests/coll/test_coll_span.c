@@ -47,12 +47,13 @@ int main(int argc, char **argv) {
     /* Sizes around each threshold: the message (broadcast), the vector (reduce), per member
      * (fcollect: the rule keys on the whole result, p times that). */
     const size_t bsizes[] = {4096, 262144 - 8, 262144, 1048576};
-    const size_t fper = 1048576 / (size_t)p; /* the whole result at 1 MiB, rounded down */
+    const size_t fper = 262144 / (size_t)p; /* the whole result at 256 KiB, rounded down */
     const size_t fsizes[] = {1024, fper - 8, (fper + 8) / 8 * 8 + 8};
-    const size_t rcounts[] = {16, 65536 / 8 - 1, 65536 / 8, 262144 / 8};
-    const size_t maxb = 1048576, maxf = fsizes[2] * (size_t)p;
+    const size_t rcounts[] = {16, 65536 / 8 - 1, 65536 / 8, 262144 / 8, 262144 / 8 + 1};
+    const size_t maxb = 1048576, maxf = fsizes[2] * (size_t)p, maxr = (262144 / 8 + 1) * 8;
     shoal_gptr_t dest, src;
     size_t cap = maxb > maxf ? maxb : maxf;
+    if (maxr > cap) cap = maxr;
     if (shoal_team_memalloc(SHOAL_TEAM_ALL, cap, &dest) ||
         shoal_team_memalloc(SHOAL_TEAM_ALL, cap, &src)) {
         fprintf(stderr, "allocation failed\n");
@@ -82,7 +83,7 @@ int main(int argc, char **argv) {
             memset(d, 0xee, n * (size_t)p);
             CHECK(shoal_fcollect(SHOAL_TEAM_ALL, dest, src, n) == SHOAL_OK, "fcollect %zu", n);
             check_algo("fcollect", n * (size_t)p,
-                       n * (size_t)p >= 1048576 ? "node_native" : "native");
+                       n * (size_t)p >= 262144 ? "node_native" : "native");
             for (shoal_unit_t u = 0; u < p; u++)
                 for (size_t i = 0; i < n; i++)
                     if (d[(size_t)u * n + i] != byte_of(r, u, i)) {
@@ -101,7 +102,8 @@ int main(int argc, char **argv) {
             CHECK(shoal_reduce(SHOAL_TEAM_ALL, dest, in_place ? dest : src, n, SHOAL_TYPE_DOUBLE,
                                SHOAL_RED_SUM) == SHOAL_OK,
                   "reduce %zu", n);
-            check_algo("reduce", n * 8, n * 8 >= 65536 ? "node_native" : "native");
+            check_algo("reduce", n * 8,
+                       n * 8 >= 65536 && n * 8 <= 262144 ? "node_native" : "native");
             for (size_t i = 0; i < n; i++) { /* small integers: exact in any order */
                 double want = (double)(i % 1000) * p + (double)r * p * (p - 1) / 2;
                 if (dv[i] != want) {
