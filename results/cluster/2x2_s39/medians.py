@@ -1,7 +1,7 @@
-"""Medians over the runs in this folder (run_*/coll_<mpi>_<rate>_2x2.csv, bench_coll across the
+"""Medians over the runs in a folder (its run_*/coll_<mpi>_<rate>_2x2.csv, bench_coll across the
 namespace cluster): per collective and size, each variant's time over the MPI's own collective's
 in the same run, and the best flat (one-level) Shoal algorithm's time over auto's. Usage:
-python3 medians.py [folder]"""
+python3 medians.py folder (batch_20ms or batch_2ms)"""
 import collections
 import csv
 import glob
