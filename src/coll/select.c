@@ -323,22 +323,22 @@ static const struct {
     coll_kind_t kind;
     const char *rule;
 } defaults[] = {
+    /* Teams that span nodes, large messages: the two-level algorithms with the MPI's collective
+     * among the node leaders (docs/collectives.md "Teams that span nodes"; 2 nodes x 2 units of
+     * the namespace cluster, both MPIs, 1 and 10 Gbit/s). Sizes: the message (broadcast), the
+     * whole result (collect, fcollect), the vector (reduce). At or ahead of the MPI's own in all
+     * four but MPICH at 10 Gbit/s: broadcast 1.09-1.12x (Open MPI 0.50-1.00x), fcollect of a
+     * 256 KiB result 1.11x. The reduce stops at 256 KiB: at 1 MiB Open MPI's allreduce between
+     * two leaders turns slow (1.17-1.23x at 1 Gbit/s; MPICH 0.66-0.84x). */
+    {COLL_BROADCAST, "node_native@nodes=2-,bytes=262144-"},
+    {COLL_COLLECT, "node_native@nodes=2-,bytes=262144-"},
+    {COLL_FCOLLECT, "node_native@nodes=2-,bytes=262144-"},
+    {COLL_REDUCE, "node_native@nodes=2-,bytes=65536-262144"},
     /* Teams whose signals go through MPI (members on other nodes, or the direct path off): the
      * MPI library's own collective, measured 2-10x faster than any one-sided algorithm up to 4 KiB
      * (a signal there is an RMA round trip) and at least as fast above (docs/collectives.md
      * "native"; at 1 MiB across two nodes the two-level reduce wins at 1 Gbit/s on Open MPI, 8.8
      * against 11.1 ms, and loses at 10 Gbit/s, 1.02 against 0.64 ms, on MPICH 2.4 against 0.7). */
-    /* Teams that span nodes, large messages: the two-level algorithms with the MPI's collective
-     * among the node leaders (docs/collectives.md "Teams that span nodes"; 2 nodes x 2 units of
-     * the namespace cluster, both MPIs, 1 and 10 Gbit/s). Sizes: the message (broadcast), the
-     * whole result (collect, fcollect), the vector (reduce). At or ahead of the MPI's own in all
-     * four but MPICH's broadcast at 10 Gbit/s (1.08-1.13x; Open MPI 0.50-0.91x); the reduce stops
-     * at 256 KiB, where Open MPI's allreduce between two leaders turns slow (1.20-1.25x at 1 MiB,
-     * MPICH 0.66-0.84x). */
-    {COLL_BROADCAST, "node_native@nodes=2-,bytes=262144-"},
-    {COLL_COLLECT, "node_native@nodes=2-,bytes=262144-"},
-    {COLL_FCOLLECT, "node_native@nodes=2-,bytes=262144-"},
-    {COLL_REDUCE, "node_native@nodes=2-,bytes=65536-262144"},
     {COLL_BARRIER, "native@path=mpi"},
     {COLL_BROADCAST, "native@path=mpi"},
     {COLL_COLLECT, "native@path=mpi"},
