@@ -6,7 +6,6 @@
  * carry each node's data across the network once, where the MPI's flat collectives on the
  * whole team (native) carry some of it several times (docs/collectives.md "Teams that span
  * nodes"). Like native.c, this file is the simulator's exception: it does not model it. */
-#include <limits.h>
 #include <stdlib.h>
 
 #include "coll.h"
