@@ -26,9 +26,7 @@ static shoal_err_t bcast_linear(coll_args_t *a) {
         if (overlaps) coll_root_copy(a, a->nbytes);
         return SHOAL_OK;
     }
-    SHOAL_TRY(coll_wait(a, W_DATA(a->root, a->p), 1));
-    SHOAL_TRY(coll_get(a, a->dlocal, a->root, BUF_SRC, 0, a->nbytes));
-    return coll_signal(a, a->root, W_DATA(a->me, a->p));
+    return coll_pull(a, a->root, BUF_SRC, a->nbytes);
 }
 
 /* ---- Eager (small messages) ----
@@ -244,9 +242,7 @@ static shoal_err_t bcast_node_native(coll_args_t *a) {
     int32_t leader = mates[0], source = a->ct->node_of[a->me] == rn ? a->root : leader;
     size_t n = a->nbytes;
     if (a->me != source) {
-        SHOAL_TRY(coll_wait(a, W_DATA(source, a->p), 1));
-        SHOAL_TRY(coll_get(a, a->dlocal, source, source == a->root ? BUF_SRC : BUF_DEST, 0, n));
-        SHOAL_TRY(coll_signal(a, source, W_DATA(a->me, a->p)));
+        SHOAL_TRY(coll_pull(a, source, source == a->root ? BUF_SRC : BUF_DEST, n));
         /* the root's node's leader, the root being another member of it */
         return a->me == leader ? coll_leaders_bcast(a, a->dlocal, n, rn) : SHOAL_OK;
     }

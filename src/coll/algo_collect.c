@@ -19,18 +19,13 @@
 
 #include "coll.h"
 
-/* Byte offset of the end of block b (b < p): where block b+1 starts, or the total. */
-static size_t block_end(const coll_args_t *a, int32_t b) {
-    return b + 1 < a->p ? a->offsets[b + 1] : a->total;
-}
-
 /* Bytes of the n blocks b, b+1, ..., b+n-1 (mod p); n <= p. */
 static size_t span_bytes(const coll_args_t *a, int32_t b, int32_t n) {
     if (n <= 0) return 0;
     b %= a->p;
     int32_t last = b + n - 1;
-    if (last < a->p) return block_end(a, last) - a->offsets[b];
-    return (a->total - a->offsets[b]) + block_end(a, last - a->p);
+    if (last < a->p) return coll_block_end(a, last) - a->offsets[b];
+    return (a->total - a->offsets[b]) + coll_block_end(a, last - a->p);
 }
 
 /* Puts the n blocks b..b+n-1 (mod p) of my dest, at their final offsets, into peer's dest, then
@@ -41,10 +36,11 @@ static shoal_err_t put_blocks(coll_args_t *a, int32_t peer, int32_t b, int32_t n
         int32_t last = b + n - 1;
         size_t off = a->offsets[b];
         if (last < a->p) {
-            SHOAL_TRY(coll_put(a, peer, BUF_DEST, off, a->dlocal + off, block_end(a, last) - off));
+            SHOAL_TRY(
+                coll_put(a, peer, BUF_DEST, off, a->dlocal + off, coll_block_end(a, last) - off));
         } else {
             SHOAL_TRY(coll_put(a, peer, BUF_DEST, off, a->dlocal + off, a->total - off));
-            SHOAL_TRY(coll_put(a, peer, BUF_DEST, 0, a->dlocal, block_end(a, last - a->p)));
+            SHOAL_TRY(coll_put(a, peer, BUF_DEST, 0, a->dlocal, coll_block_end(a, last - a->p)));
         }
     }
     return coll_signal(a, peer, W_DATA(a->me, a->p));
@@ -231,7 +227,7 @@ static shoal_err_t put_member_runs(coll_args_t *a, int32_t peer, const int32_t *
         while (i + run < cnt && members[i + run] == members[i] + run) run++;
         size_t off = a->offsets[members[i]];
         SHOAL_TRY(coll_put(a, peer, BUF_DEST, off, a->dlocal + off,
-                           block_end(a, members[i] + run - 1) - off));
+                           coll_block_end(a, members[i] + run - 1) - off));
         i += run;
     }
     return SHOAL_OK;

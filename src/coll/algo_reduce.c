@@ -301,9 +301,7 @@ static shoal_err_t reduce_node_native(coll_args_t *a) {
     size_t bytes = a->count * shoal_type_size(a->type);
     if (a->me != mates[0]) {
         SHOAL_TRY(coll_ready(a, mates[0]));
-        SHOAL_TRY(coll_wait(a, W_DATA(mates[0], a->p), 1));
-        SHOAL_TRY(coll_get(a, a->dlocal, mates[0], BUF_DEST, 0, bytes));
-        return coll_signal(a, mates[0], W_DATA(a->me, a->p));
+        return coll_pull(a, mates[0], BUF_DEST, bytes);
     }
     char *staging = cnt > 1 ? coll_local_buffer(a, bytes) : NULL;
     if (cnt > 1 && !staging)

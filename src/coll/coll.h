@@ -328,6 +328,17 @@ shoal_err_t coll_put_signal(coll_args_t *a, int32_t peer, coll_buf_t buf, size_t
                             const void *src, size_t n, int32_t w);
 /* Blocking get of n bytes from member peer's buffer at off. */
 shoal_err_t coll_get(coll_args_t *a, void *dst, int32_t peer, coll_buf_t buf, size_t off, size_t n);
+/* A reader's half of a pull: waits for `source`'s word that the data is there, gets n bytes of
+ * its buffer into my dest, and says DONE (the source waits for that before it returns). */
+static inline shoal_err_t coll_pull(coll_args_t *a, int32_t source, coll_buf_t buf, size_t n) {
+    SHOAL_TRY(coll_wait(a, W_DATA(source, a->p), 1));
+    SHOAL_TRY(coll_get(a, a->dlocal, source, buf, 0, n));
+    return coll_signal(a, source, W_DATA(a->me, a->p));
+}
+/* Byte offset of the end of a collect's block b (b < p): where block b+1 starts, or the total. */
+static inline size_t coll_block_end(const coll_args_t *a, int32_t b) {
+    return b + 1 < a->p ? a->offsets[b + 1] : a->total;
+}
 /* Local copy between my own buffers (memmove semantics). */
 void coll_copy_local(void *dst, const void *src, size_t n);
 

@@ -55,7 +55,7 @@ shoal_err_t coll_leaders_allgatherv(coll_args_t *a) {
     for (int32_t k = 0; k < nn; k++) { /* node k's blocks: one run (NEEDS_NODE_RUNS) */
         int32_t first = ct->by_node[ct->node_start[k]];
         int32_t last = ct->by_node[ct->node_start[k + 1] - 1];
-        size_t lo = a->offsets[first], hi = a->offsets[last] + a->sizes[last];
+        size_t lo = a->offsets[first], hi = coll_block_end(a, last);
         counts[k] = (int)(hi - lo); /* within the total, which native's check keeps in an int */
         displs[k] = (int)lo;
     }
