@@ -1,5 +1,5 @@
-/* imm_barrier's fence through MPI for small teams: see exchange.h and docs/fence.md ("The
- * exchange").
+/* The fence through MPI for small teams, of imm_barrier and imm_notify: see exchange.h and
+ * docs/fence.md ("The exchange", and "imm_notify through the exchange").
  *
  * Why it is correct. Round 1: every member sends each other member one message (tag DATA): a
  * header, then the epoch's small puts to that member. Before sending, a member completes its
@@ -37,12 +37,14 @@
 #include "runtime/wait.h"
 
 #define TAG_DATA 0x5E0C /* tags below 32767, the smallest MPI_TAG_UB the standard allows */
-/* A message's header: bit 0 set when its sender carried data to anyone, the bits above it the
- * message's length in bytes, header included. A message longer than SHOAL_EPOCH_PIECE goes as
+/* A message's header, two words: bit 0 of the first set when its sender carried data to anyone,
+ * the bits above it the message's length in bytes, header included; the second, the notify
+ * design's count of the puts its sender notified the receiver of in the epoch (0 in the other
+ * designs). A message longer than SHOAL_EPOCH_PIECE goes as
  * pieces of at most that many bytes, sent back to back on the same tag (MPI keeps their order),
  * so that each travels by MPI's eager protocol rather than its rendezvous handshake; the
  * receiver learns from the first piece how many bytes follow. */
-#define MSG_HEAD 8
+#define MSG_HEAD 16
 /* Messages of more pieces than this go whole: measured with MPICH over TCP, 64 pieces of 16 KiB
  * took 1.2x one rendezvous message of 1 MiB, 33 about as long as 512 KiB (docs/fence.md,
  * "Pieces"). */
@@ -137,15 +139,16 @@ static size_t my_part(const segment_t *seg) {
 }
 
 /* Writes the puts of a message from member `from` into my part; *carried: its sender carried
- * data to somebody. */
+ * data to somebody; *notes: the notifications it counted for me. */
 static shoal_err_t apply(const segment_t *seg, const char *msg, size_t n, int32_t from,
-                         int *carried) {
+                         int *carried, uint64_t *notes) {
     const size_t part = my_part(seg);
     uint64_t flags;
     if (n < MSG_HEAD) goto corrupt;
     memcpy(&flags, msg, sizeof flags);
     if (flags >> 1 != n) goto corrupt;
     *carried = (int)(flags & 1);
+    memcpy(notes, msg + 8, sizeof *notes);
     for (size_t at = MSG_HEAD; at < n;) {
         uint64_t head[2];
         if (n - at < ENTRY_HEAD) goto corrupt;
@@ -183,8 +186,9 @@ static shoal_err_t pack(epoch_t *e, segment_t *seg, int *carries) {
     memcpy(cursor, start, (size_t)t->size * sizeof *cursor);
     for (int32_t j = 0; j < t->size; j++) {
         if (j == t->myrel || e->xmate[j]) continue;
-        const uint64_t flags = (uint64_t)(start[j + 1] - start[j]) << 1 | (uint64_t)*carries;
-        memcpy(e->xsend + cursor[j], &flags, sizeof flags);
+        const uint64_t head[2] = {(uint64_t)(start[j + 1] - start[j]) << 1 | (uint64_t)*carries,
+                                  e->notes_to[j]};
+        memcpy(e->xsend + cursor[j], head, sizeof head);
         cursor[j] += MSG_HEAD;
     }
     for (size_t i = 0; i < e->nqueue; i++) {
@@ -242,13 +246,14 @@ static shoal_err_t receive_rest(epoch_t *e, segment_t *seg, int32_t j, size_t ha
 }
 
 /* Takes this fence's message of every other member, applying each as it comes; *carried: some
- * member carried data to somebody. */
-static shoal_err_t receive_all(epoch_t *e, segment_t *seg, int *carried) {
+ * member carried data to somebody; *notes: the notifications they counted for me, added. */
+static shoal_err_t receive_all(epoch_t *e, segment_t *seg, int *carried, uint64_t *notes) {
     team_t *t = seg->team;
     memset(e->xgot, 0, (size_t)t->size);
     e->xgot[t->myrel] = 1;
     int32_t pending = t->size - 1;
     const size_t entered = shoal__epoch_off_entered(t->size, e->xseq);
+    const int counts = e->design == SHOAL_EPOCH_IMM_NOTIFY;
     shoal_waiter_t w;
     shoal__waiter_init(&w);
     while (pending) {
@@ -259,6 +264,10 @@ static shoal_err_t receive_all(epoch_t *e, segment_t *seg, int *carried) {
                 uint64_t v = __atomic_load_n(fence_word(e, j, entered), __ATOMIC_ACQUIRE);
                 if (v >> 1 < e->xseq) continue;
                 *carried |= (int)(v & 1);
+                if (counts) /* written by the mate before its ENTERED word */
+                    *notes += __atomic_load_n(
+                        fence_word(e, t->myrel, shoal__epoch_off_notes(t->size, e->xseq, j)),
+                        __ATOMIC_RELAXED);
                 e->xgot[j] = 1;
                 pending--;
                 took = 1;
@@ -275,8 +284,10 @@ static shoal_err_t receive_all(epoch_t *e, segment_t *seg, int *carried) {
             size_t total = (size_t)n;
             if ((size_t)n >= MSG_HEAD) SHOAL_TRY(receive_rest(e, seg, j, (size_t)n, &total));
             int theirs = 0;
-            SHOAL_TRY(apply(seg, e->xrecv, total, j, &theirs));
+            uint64_t their_notes = 0;
+            SHOAL_TRY(apply(seg, e->xrecv, total, j, &theirs, &their_notes));
             *carried |= theirs;
+            *notes += their_notes;
             e->xgot[j] = 1;
             pending--;
             took = 1;
@@ -364,8 +375,9 @@ static size_t piece_of(size_t n) {
     return n ? n : 1;
 }
 
-shoal_err_t shoal__epoch_exchange(epoch_t *e, segment_t *seg) {
+shoal_err_t shoal__epoch_exchange(epoch_t *e, segment_t *seg, uint64_t *notes) {
     team_t *t = seg->team;
+    *notes = e->notes_to[t->myrel]; /* my puts to myself notified me too */
     /* What went out at once is complete at its targets before anyone hears from me. Every dirty
      * segment, as the barrier this replaces did. */
     SHOAL_TRY(shoal__segments_flush(-1));
@@ -374,8 +386,15 @@ shoal_err_t shoal__epoch_exchange(epoch_t *e, segment_t *seg) {
     /* My copies into mapped members' parts are seen before my message is (on x86 a compiler
      * barrier; MPI's own queues then order the rest). */
     atomic_thread_fence(memory_order_seq_cst);
-    /* Round 1 to my mates: entered (after my copies and flushes), and whether I carried data. */
+    /* Round 1 to my mates: entered (after my copies and flushes), and whether I carried data;
+     * the notify design's counts first, into their blocks, which my ENTERED word then releases. */
     e->xseq++;
+    if (e->design == SHOAL_EPOCH_IMM_NOTIFY)
+        for (int32_t j = 0; j < t->size; j++)
+            if (e->xmate[j])
+                __atomic_store_n(
+                    fence_word(e, j, shoal__epoch_off_notes(t->size, e->xseq, t->myrel)),
+                    (uint64_t)e->notes_to[j], __ATOMIC_RELAXED);
     uint64_t *entered = fence_word(e, t->myrel, shoal__epoch_off_entered(t->size, e->xseq));
     if (entered) __atomic_store_n(entered, e->xseq << 1 | (uint64_t)carried, __ATOMIC_RELEASE);
     size_t nreqs = 0;
@@ -404,7 +423,7 @@ shoal_err_t shoal__epoch_exchange(epoch_t *e, segment_t *seg) {
             nreqs++;
         }
     }
-    shoal_err_t err = receive_all(e, seg, &carried);
+    shoal_err_t err = receive_all(e, seg, &carried, notes);
     /* My sends are done before xsend is written again (the next fence). */
     shoal_err_t err2 = complete_all(e->xreqs, (int)nreqs);
     SHOAL_TRY(err);

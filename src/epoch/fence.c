@@ -14,7 +14,8 @@
  * complete (through MPI: later, rma/epoch_notify.c): send those not sent yet; exchange the
  * numbers of puts; wait; barrier. The count exchange is a sparse reduce-scatter: each
  * origin adds its contribution to the EXPECTED word of each target it used, then a barrier, then
- * each member takes its own word. */
+ * each member takes its own word. On teams whose fences exchange messages (exchange.c), those
+ * messages carry the counts, and their one round does what the barriers did (fence_by_round). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +51,14 @@ static shoal_epoch_design_t resolve_auto(void) {
  * paper counts, do not. Its one barrier then carries both duties. */
 static int completes_at_barrier(const epoch_t *e) {
     return e->design == SHOAL_EPOCH_IMM_BARRIER;
+}
+
+/* The designs whose whole fence is the exchange's round of messages on teams that exchange them:
+ * imm_barrier, and imm_notify, whose counts the messages carry. Its two barriers and the count
+ * exchange's adds cost about 115 us per fence between two nodes, where one round of messages
+ * costs 11-12 (docs/fence.md, "imm_notify through the exchange"). */
+static int fences_by_round(const epoch_t *e) {
+    return completes_at_barrier(e) || (e->design == SHOAL_EPOCH_IMM_NOTIFY && e->exchange);
 }
 
 /* The barrier of a fence that completes there, and through MPI the sync that lets my loads see
@@ -254,6 +263,21 @@ static shoal_err_t complete_undeclared(epoch_t *e, segment_t *seg) {
                        n);
 }
 
+/* A fence by the exchange (fences_by_round). imm_notify's notifications go first (those the
+ * progress thread did not send): the exchange flushes them with everything else before its
+ * messages, which tell each target how many to expect; then it waits for them as below. Since
+ * a sender's flush precedes its message, they are all there by then: the wait keeps ARRIVED and
+ * the totals in step for the fences that follow, whatever their design. */
+static shoal_err_t fence_exchange(epoch_t *e, segment_t *seg) {
+    const int notify = e->design == SHOAL_EPOCH_IMM_NOTIFY;
+    if (notify && e->ntouched) SHOAL_TRY(shoal__epoch_notify_send_all(e));
+    uint64_t notes = 0;
+    SHOAL_TRY(shoal__epoch_exchange(e, seg, &notes));
+    if (!notes) return SHOAL_OK; /* (the exchange synced my window for the data already) */
+    e->expected_total += notes;
+    return wait_arrivals(e, seg);
+}
+
 /* The fault SHOAL_EPOCH_TEST_SKIP_ORDERING for the immediate designs: the fence of the paper's
  * figure 2, which they exist to avoid: a barrier, and nothing that completes the epoch's
  * operations at their targets first (nothing is flushed, no finish message, no count). On a
@@ -280,13 +304,13 @@ shoal_err_t shoal_epoch_fence(shoal_gptr_t alloc, int assertions) {
     /* The common case on one node, kept short (a fence in a halo loop is latency-bound): no
      * assertions, no checking, and a design whose fence is its barrier alone. */
     epoch_t *e = seg ? seg->epoch : NULL;
-    if (__builtin_expect(mine == SHOAL_OK && assertions == 0 && e && completes_at_barrier(e) &&
+    if (__builtin_expect(mine == SHOAL_OK && assertions == 0 && e && fences_by_round(e) &&
                              !shoal__rt.check_collectives && !shoal__rt.epoch_test_skip_ordering,
                          1)) {
         e->fenced = 1;
         e->open = 1;
         if (e->exchange) { /* small teams through MPI: messages carry the small puts */
-            shoal_err_t err = shoal__epoch_exchange(e, seg);
+            shoal_err_t err = fence_exchange(e, seg);
             if (e->ntouched) shoal__epoch_reset_traffic(e);
             return err;
         }
@@ -326,14 +350,14 @@ static shoal_err_t fence_general(segment_t *seg, shoal_err_t mine, int assertion
     int precedes = e->open && !(assertions & SHOAL_EPOCH_NOPRECEDE);
     /* The last fence's round 2 (epoch/exchange.c) is in before anything here moves data through
      * MPI; a plain exchange takes it in itself, after its round 1. */
-    int plain_exchange = completes_at_barrier(e) && e->exchange && (precedes || opens) &&
+    int plain_exchange = fences_by_round(e) && e->exchange && (precedes || opens) &&
                          !(e->open && !precedes && e->ntouched) &&
                          !shoal__rt.epoch_test_skip_ordering;
     if (!plain_exchange) SHOAL_TRY(shoal__settle(seg));
     if (shoal__rt.epoch_test_skip_ordering && e->design != SHOAL_EPOCH_DEFERRED)
         return fence_by_barrier_only(e, seg, opens);
     shoal_err_t err = SHOAL_OK;
-    if (completes_at_barrier(e)) {
+    if (fences_by_round(e)) {
         if (e->open && !precedes && e->ntouched)
             err = complete_undeclared(e, seg);
         else if (e->open && e->ntouched && e->nqueue && !e->exchange)
@@ -343,7 +367,7 @@ static shoal_err_t fence_general(segment_t *seg, shoal_err_t mine, int assertion
             return err;
         }
         if (precedes || opens) { /* the exchange carries the queue, so it is reset after */
-            shoal_err_t e2 = e->exchange ? shoal__epoch_exchange(e, seg) : fence_barrier(seg);
+            shoal_err_t e2 = e->exchange ? fence_exchange(e, seg) : fence_barrier(seg);
             if (err == SHOAL_OK) err = e2;
         }
         shoal__epoch_reset_traffic(e);

@@ -22,15 +22,22 @@
 /* After FLAGS: the exchange's words (epoch/exchange.c), each written by its owner: ENTERED[2]
  * (fence number << 1 | "I carried data", by the fence number's parity: a mate may already be in
  * the next fence while I still read this one's bit), read by the members that map mine; then
- * APPLIED (fence number), read by those and, through MPI, by an operation that settles. */
+ * APPLIED (fence number), read by those and, through MPI, by an operation that settles; then
+ * NOTES[2][size], the notify design's counts from each mate (the number of puts it notified me of
+ * in the fence's epoch, by the fence number's parity like ENTERED), written by that mate into my
+ * block before its ENTERED word. */
 static inline size_t shoal__epoch_off_entered(int32_t team_size, uint64_t fence) {
     return EPOCH_OFF_FLAGS + 8 * (size_t)team_size + 8 * (size_t)(fence & 1);
 }
 static inline size_t shoal__epoch_off_applied(int32_t team_size) {
     return EPOCH_OFF_FLAGS + 8 * (size_t)team_size + 16;
 }
+static inline size_t shoal__epoch_off_notes(int32_t team_size, uint64_t fence, int32_t from) {
+    return shoal__epoch_off_applied(team_size) + 8 +
+           8 * ((size_t)team_size * (size_t)(fence & 1) + (size_t)from);
+}
 static inline size_t shoal__epoch_ctrl_bytes(int32_t team_size) {
-    return shoal__epoch_off_applied(team_size) + 8;
+    return shoal__epoch_off_applied(team_size) + 8 + 16 * (size_t)team_size;
 }
 
 /* A deferred operation: everything the closing fence needs to carry it out. */
