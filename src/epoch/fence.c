@@ -263,14 +263,15 @@ static shoal_err_t complete_undeclared(epoch_t *e, segment_t *seg) {
                        n);
 }
 
-/* A fence by the exchange (fences_by_round). imm_notify's notifications go first (those the
- * progress thread did not send): the exchange flushes them with everything else before its
- * messages, which tell each target how many to expect; then it waits for them as below. Since
- * a sender's flush precedes its message, they are all there by then: the wait keeps ARRIVED and
+/* A fence by the exchange (fences_by_round). imm_notify's notifications that the progress thread
+ * did not send ride in the messages: a put's data is complete at its target before my message
+ * leaves (the exchange's flush), so the message itself can say that it arrived, where an add of
+ * its own would cost a second round trip (flush the data, then the add). Each message tells its
+ * target how many adds to wait for (those the thread sent), and the target waits for them as
+ * below. They are there by then too (the thread flushed each one); the wait keeps ARRIVED and
  * the totals in step for the fences that follow, whatever their design. */
 static shoal_err_t fence_exchange(epoch_t *e, segment_t *seg) {
-    const int notify = e->design == SHOAL_EPOCH_IMM_NOTIFY;
-    if (notify && e->ntouched) SHOAL_TRY(shoal__epoch_notify_send_all(e));
+    if (e->design == SHOAL_EPOCH_IMM_NOTIFY && e->ntouched) shoal__epoch_notify_take_unsent(e);
     uint64_t notes = 0;
     SHOAL_TRY(shoal__epoch_exchange(e, seg, &notes));
     if (!notes) return SHOAL_OK; /* (the exchange synced my window for the data already) */

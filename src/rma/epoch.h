@@ -145,6 +145,12 @@ void shoal__epoch_notify_later(epoch_t *e, int32_t rel);
 /* Sends every notification of mine still unsent (each target's data completed first, the add
  * left to the fence's barrier to complete). The closing fence calls it. */
 shoal_err_t shoal__epoch_notify_send_all(epoch_t *e);
+/* The fence by the exchange (epoch/fence.c): my notifications still unsent travel in its messages
+ * instead of as adds. Takes them back (the progress thread is not inside the state meanwhile)
+ * and lowers notes_to by them, so that notes_to counts only those sent as adds, which is what the
+ * messages tell the targets to wait for; the exchange's flush completes their puts before any
+ * message leaves. */
+void shoal__epoch_notify_take_unsent(epoch_t *e);
 /* Takes the state off the progress thread's list and waits until the thread is done with it (the
  * allocation is being freed). */
 void shoal__epoch_notify_forget(epoch_t *e);

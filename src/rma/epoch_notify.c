@@ -6,7 +6,8 @@
  * 17 % for 1 MiB across nodes). Now the put goes out and only its count is kept (unsent_to). The
  * progress thread, when it runs, flushes each such target and adds the count to the target's
  * ARRIVED word while the program computes; the closing fence sends whatever is left, one flush and
- * one add per target rather than per put.
+ * one add per target rather than per put, or, where its fence exchanges messages (epoch/
+ * exchange.c), lets its message to the target say that they arrived with it.
  *
  * Locks: list_mu guards the list of states with unsent notifications (taken for a moment by the
  * program on a put, by the thread to pop one); work_mu is held by the thread while it sends, so
@@ -99,6 +100,18 @@ shoal_err_t shoal__epoch_notify_send_all(epoch_t *e) {
         err = send_unsent(e, e->touched[i], 0);
     pthread_mutex_unlock(&work_mu);
     return err;
+}
+
+void shoal__epoch_notify_take_unsent(epoch_t *e) {
+    pthread_mutex_lock(&work_mu); /* the thread may be sending some of them right now */
+    pthread_mutex_lock(&list_mu);
+    unlist_locked(e);
+    pthread_mutex_unlock(&list_mu);
+    for (uint32_t i = 0; i < e->ntouched; i++) {
+        int32_t r = e->touched[i];
+        e->notes_to[r] -= __atomic_exchange_n(&e->unsent_to[r], 0, __ATOMIC_ACQ_REL);
+    }
+    pthread_mutex_unlock(&work_mu);
 }
 
 void shoal__epoch_notify_forget(epoch_t *e) {
