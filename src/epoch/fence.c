@@ -93,6 +93,7 @@ static void state_free(epoch_t *e) {
     free(e->ops_to);
     free(e->notes_to);
     free(e->unsent_to);
+    free(e->flushed_to);
     free(e->sent_vals);
     free(e->touched);
     free(e->queue);
@@ -112,12 +113,14 @@ static shoal_err_t state_create(segment_t *seg, shoal_epoch_design_t design) {
         e->ops_to = calloc((size_t)t->size, sizeof *e->ops_to);
         e->notes_to = calloc((size_t)t->size, sizeof *e->notes_to);
         e->unsent_to = calloc((size_t)t->size, sizeof *e->unsent_to);
+        e->flushed_to = calloc((size_t)t->size, sizeof *e->flushed_to);
         e->sent_vals = calloc((size_t)t->size, sizeof *e->sent_vals);
         e->touched = calloc((size_t)t->size, sizeof *e->touched);
         e->seg = seg;
     }
     shoal_err_t mine = SHOAL_OK;
-    if (!e || !e->ops_to || !e->notes_to || !e->unsent_to || !e->sent_vals || !e->touched)
+    if (!e || !e->ops_to || !e->notes_to || !e->unsent_to || !e->flushed_to || !e->sent_vals ||
+        !e->touched)
         mine = shoal__fail(SHOAL_ERR_NOMEM, "out of host memory for the fence state");
     shoal_err_t err = shoal__team_agree(t, mine, 0, "");
     if (err == SHOAL_OK) err = shoal__words_create(t, shoal__epoch_ctrl_bytes(t->size), &e->ctrl);
@@ -263,13 +266,14 @@ static shoal_err_t complete_undeclared(epoch_t *e, segment_t *seg) {
                        n);
 }
 
-/* A fence by the exchange (fences_by_round). imm_notify's notifications that the progress thread
- * did not send ride in the messages: a put's data is complete at its target before my message
- * leaves (the exchange's flush), so the message itself can say that it arrived, where an add of
- * its own would cost a second round trip (flush the data, then the add). Each message tells its
- * target how many adds to wait for (those the thread sent), and the target waits for them as
- * below. They are there by then too (the thread flushed each one); the wait keeps ARRIVED and
- * the totals in step for the fences that follow, whatever their design. */
+/* A fence by the exchange (fences_by_round). imm_notify's notifications through MPI ride in the
+ * messages: a put's data is complete at its target before my message leaves (the exchange's
+ * flush), so the message itself can say that it arrived, where an add of its own would cost a
+ * second round trip (flush the data, then the add). What stays counted in ARRIVED is the adds
+ * that were made, a node mate's after each copy: each message (a mate's NOTES word) tells its
+ * target how many, and the target waits for them as below. They are there by then (made before
+ * the mate's ENTERED word); the wait keeps ARRIVED and the totals in step for the fences that
+ * follow, whatever their design. */
 static shoal_err_t fence_exchange(epoch_t *e, segment_t *seg) {
     if (e->design == SHOAL_EPOCH_IMM_NOTIFY && e->ntouched) shoal__epoch_notify_take_unsent(e);
     uint64_t notes = 0;

@@ -66,6 +66,7 @@ typedef struct epoch {
      * notification adds (MPI reads them until the fence's barrier completes the adds); the
      * allocation, whose window the progress thread flushes; the progress thread's list. */
     uint32_t *unsent_to;   /* [size] */
+    uint32_t *flushed_to;  /* [size] of those, how many the thread has completed (exchange) */
     uint64_t *sent_vals;   /* [size] */
     segment_t *seg;        /* the allocation this state belongs to */
     struct epoch *bg_next; /* the next epoch with notifications to send (while bg_listed) */
@@ -145,9 +146,9 @@ void shoal__epoch_notify_later(epoch_t *e, int32_t rel);
 /* Sends every notification of mine still unsent (each target's data completed first, the add
  * left to the fence's barrier to complete). The closing fence calls it. */
 shoal_err_t shoal__epoch_notify_send_all(epoch_t *e);
-/* The fence by the exchange (epoch/fence.c): my notifications still unsent travel in its messages
+/* The fence by the exchange (epoch/fence.c): my notifications through MPI travel in its messages
  * instead of as adds. Takes them back (the progress thread is not inside the state meanwhile)
- * and lowers notes_to by them, so that notes_to counts only those sent as adds, which is what the
+ * and lowers notes_to by them, so that notes_to counts only those made as adds, which is what the
  * messages tell the targets to wait for; the exchange's flush completes their puts before any
  * message leaves. */
 void shoal__epoch_notify_take_unsent(epoch_t *e);

@@ -4,10 +4,14 @@
  * between a put and an accumulate to another location: the put must be flushed first. Flushing
  * inside shoal_put_nb made every put blocking, so nothing could overlap it (0-1 % on one node,
  * 17 % for 1 MiB across nodes). Now the put goes out and only its count is kept (unsent_to). The
- * progress thread, when it runs, flushes each such target and adds the count to the target's
- * ARRIVED word while the program computes; the closing fence sends whatever is left, one flush and
- * one add per target rather than per put, or, where its fence exchanges messages (epoch/
- * exchange.c), lets its message to the target say that they arrived with it.
+ * progress thread, when it runs, flushes each such target while the program computes, which is
+ * what moves the data there (MPICH's and Open MPI's osc/pt2pt's puts move while someone drives
+ * MPI), and adds the count to the target's ARRIVED word; the closing fence sends whatever is left,
+ * one flush and one add per target rather than per put. Where the fence exchanges messages
+ * (epoch/exchange.c), no notification through MPI is an add: the thread only flushes (flushed_to
+ * keeps it from flushing the same puts again), and the fence's message to the target says how
+ * many arrived. An add there would cost the thread a second round trip after the data's, which a
+ * fence that came meanwhile would wait for.
  *
  * Locks: list_mu guards the list of states with unsent notifications (taken for a moment by the
  * program on a put, by the thread to pop one); work_mu is held by the thread while it sends, so
@@ -66,9 +70,14 @@ static void send_in_background(void) {
         pthread_mutex_unlock(&list_mu);
         if (!e) break;
         int32_t size = e->ctrl.team->size;
-        for (int32_t r = 0; r < size; r++)
-            if (__atomic_load_n(&e->unsent_to[r], __ATOMIC_RELAXED))
-                (void)send_unsent(e, r, 1); /* a failure is left for the fence */
+        for (int32_t r = 0; r < size; r++) {
+            uint32_t u = __atomic_load_n(&e->unsent_to[r], __ATOMIC_ACQUIRE);
+            if (!e->exchange) {
+                if (u) (void)send_unsent(e, r, 1); /* a failure is left for the fence */
+            } else if (u > e->flushed_to[r]) {     /* only the data: the fence's message notifies */
+                if (shoal__epoch_complete_to(e, e->seg, r) == SHOAL_OK) e->flushed_to[r] = u;
+            }
+        }
     }
     pthread_mutex_unlock(&work_mu);
 }
@@ -96,6 +105,7 @@ shoal_err_t shoal__epoch_notify_send_all(epoch_t *e) {
     pthread_mutex_lock(&list_mu);
     unlist_locked(e);
     pthread_mutex_unlock(&list_mu);
+    for (uint32_t i = 0; i < e->ntouched; i++) e->flushed_to[e->touched[i]] = 0;
     for (uint32_t i = 0; i < e->ntouched && err == SHOAL_OK; i++)
         err = send_unsent(e, e->touched[i], 0);
     pthread_mutex_unlock(&work_mu);
@@ -110,6 +120,7 @@ void shoal__epoch_notify_take_unsent(epoch_t *e) {
     for (uint32_t i = 0; i < e->ntouched; i++) {
         int32_t r = e->touched[i];
         e->notes_to[r] -= __atomic_exchange_n(&e->unsent_to[r], 0, __ATOMIC_ACQ_REL);
+        e->flushed_to[r] = 0;
     }
     pthread_mutex_unlock(&work_mu);
 }
