@@ -83,20 +83,24 @@ static shoal_err_t enqueue(epoch_t *e, int is_put, void *local, const shoal_targ
     return err;
 }
 
+/* Carried puts are packed into the fence's messages, a copy of each: at most CARRY_TOTAL bytes
+ * per epoch, the rest go out at once (so a message never outgrows one MPI count either). Whether
+ * n more bytes may wait. */
+#define CARRY_TOTAL ((size_t)64 << 20)
+static int carry_room(epoch_t *e, size_t n) {
+    size_t had = __atomic_fetch_add(&e->carried_bytes, n, __ATOMIC_RELAXED);
+    return had + n <= CARRY_TOTAL;
+}
+
 /* Whether imm_barrier's put through MPI of n bytes to t waits for the fence. With the exchange,
  * puts to another node wait up to SHOAL_EPOCH_CARRY bytes: over TCP one message beat MPI_Put and
  * its flush up to 128 KiB and more. To my own node (MPI through shared memory) they do not: there
  * MPI_Put copies once, and a message's packing and unpacking cost more from 16 KiB (a 128 KiB
- * halo 1.5-2.7x slower). Carried puts are packed into the fence's messages, a copy of each: at
- * most CARRY_TOTAL bytes per epoch, the rest go out at once (so a message never outgrows one MPI
- * count either). */
-#define CARRY_TOTAL ((size_t)64 << 20)
+ * halo 1.5-2.7x slower). */
 static int waits_for_fence(epoch_t *e, const shoal_target_t *t, size_t n) {
     if (!e->exchange || t->seg->team->node_rank_of_rel[t->rank] >= 0)
         return n <= shoal__rt.epoch_combine;
-    if (n > shoal__rt.epoch_carry) return 0;
-    size_t had = __atomic_fetch_add(&e->carried_bytes, n, __ATOMIC_RELAXED);
-    return had + n <= CARRY_TOTAL;
+    return n <= shoal__rt.epoch_carry && carry_room(e, n);
 }
 
 shoal_err_t shoal__epoch_issue(int is_put, void *local, const shoal_target_t *t, size_t n,
@@ -115,6 +119,15 @@ shoal_err_t shoal__epoch_issue(int is_put, void *local, const shoal_target_t *t,
         SHOAL_TRY(enqueue(e, is_put, local, t, n));
         break;
     case SHOAL_EPOCH_IMM_NOTIFY:
+        if (!t->addr && is_put && e->exchange && n <= shoal__rt.epoch_combine && carry_room(e, n)) {
+            /* A small put through MPI travels in the fence's message to its target, which is its
+             * notification too: data and notice arrive together, as an RDMA write with immediate
+             * does, where a put on its own needs its flush's round trip before the fence's
+             * message can leave (50-57 us against 11-13 for an epoch of one small put between
+             * two nodes). It has no overlap to give. */
+            SHOAL_TRY(enqueue(e, is_put, local, t, n));
+            break;
+        }
         SHOAL_TRY(move_now(is_put, local, t, n));
         if (!is_put) break;
         if (t->addr) /* a copy, complete at the target: its notification now */

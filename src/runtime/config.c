@@ -128,7 +128,8 @@ static const cfg_entry_t table[] = {
     {"SHOAL_EPOCH_COMBINE", CFG_SIZE, "1K",
      "Fences through MPI (deferred and imm_barrier designs): an epoch's puts of up to this many "
      "bytes wait for the fence, which packs each target's, merges adjacent ones and sends one "
-     "MPI_Put per piece (from 8 pieces one, with an indexed datatype); 0 = one MPI_Put each",
+     "MPI_Put per piece (from 8 pieces one, with an indexed datatype); 0 = one MPI_Put each. "
+     "imm_notify's puts up to this size travel in its fences' messages where they exchange them",
      FIELD(epoch_combine), 0, 0},
     {"SHOAL_EPOCH_EXCHANGE_MAX", CFG_INT, "8",
      "Fences through MPI (imm_barrier, the auto design): on teams of up to this many members, one "
