@@ -1,5 +1,5 @@
 /* The fence through MPI for small teams, of imm_barrier and imm_notify: see exchange.h and
- * docs/fence.md ("The exchange", and "imm_notify through the exchange").
+ * docs/fence.md ("The exchange", and "Through the exchange" under imm_notify).
  *
  * Why it is correct. Round 1: every member sends each other member one message (tag DATA): a
  * header, then the epoch's small puts to that member. Before sending, a member completes its

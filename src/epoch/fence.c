@@ -56,7 +56,7 @@ static int completes_at_barrier(const epoch_t *e) {
 /* The designs whose whole fence is the exchange's round of messages on teams that exchange them:
  * imm_barrier, and imm_notify, whose counts the messages carry. Its two barriers and the count
  * exchange's adds cost about 115 us per fence between two nodes, where one round of messages
- * costs 11-12 (docs/fence.md, "imm_notify through the exchange"). */
+ * costs 11-12 (docs/fence.md, imm_notify, "Through the exchange"). */
 static int fences_by_round(const epoch_t *e) {
     return completes_at_barrier(e) || (e->design == SHOAL_EPOCH_IMM_NOTIFY && e->exchange);
 }

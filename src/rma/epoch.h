@@ -79,7 +79,7 @@ typedef struct epoch {
      * completed it (MPI may read an origin buffer until then): freed by the next delivery. */
     void **packs;
     size_t npacks, packs_cap;
-    /* imm_barrier's exchange through MPI (epoch/exchange.c): whether this allocation's fences
+    /* The exchange through MPI (epoch/exchange.c; imm_barrier, imm_notify): whether its fences
      * use it, and its buffers, kept from fence to fence. */
     int exchange;
     size_t carried_bytes; /* bytes of this epoch's puts waiting to travel in the messages */

@@ -1,4 +1,4 @@
-/* The notify design's notifications through MPI (docs/fence.md, "imm_notify through MPI").
+/* The notify design's notifications through MPI (docs/fence.md, "Immediate with notification").
  *
  * A notification may leave only once its put is complete at the target, and MPI orders nothing
  * between a put and an accumulate to another location: the put must be flushed first. Flushing
