@@ -66,7 +66,7 @@ typedef struct epoch {
      * notification adds (MPI reads them until the fence's barrier completes the adds); the
      * allocation, whose window the progress thread flushes; the progress thread's list. */
     uint32_t *unsent_to;   /* [size] */
-    uint32_t *flushed_to;  /* [size] of those, how many the thread has completed (exchange) */
+    uint32_t *flushed_to;  /* [size] of those, how many the thread has completed (flush only) */
     uint64_t *sent_vals;   /* [size] */
     segment_t *seg;        /* the allocation this state belongs to */
     struct epoch *bg_next; /* the next epoch with notifications to send (while bg_listed) */
@@ -152,6 +152,13 @@ shoal_err_t shoal__epoch_notify_send_all(epoch_t *e);
  * messages tell the targets to wait for; the exchange's flush completes their puts before any
  * message leaves. */
 void shoal__epoch_notify_take_unsent(epoch_t *e);
+/* The other immediate designs' operation through MPI to member rel has gone out: the progress
+ * thread, if it runs, flushes rel while the program computes (that is what moves the data
+ * through MPICH, and Open MPI's osc/pt2pt), so that the fence finds it complete. */
+void shoal__epoch_flush_later(epoch_t *e, int32_t rel);
+/* Their fence, once it has completed (or is completing) the epoch's operations itself: the thread
+ * lets go of this epoch's (called before the traffic notes are reset). */
+void shoal__epoch_flush_forget(epoch_t *e);
 /* Takes the state off the progress thread's list and waits until the thread is done with it (the
  * allocation is being freed). */
 void shoal__epoch_notify_forget(epoch_t *e);

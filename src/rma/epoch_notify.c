@@ -11,7 +11,9 @@
  * (epoch/exchange.c), no notification through MPI is an add: the thread only flushes (flushed_to
  * keeps it from flushing the same puts again), and the fence's message to the target says how
  * many arrived. An add there would cost the thread a second round trip after the data's, which a
- * fence that came meanwhile would wait for.
+ * fence that came meanwhile would wait for. The other immediate designs' operations through MPI
+ * (imm_barrier's puts too large to wait for the fence, imm_naive's, gets) are flushed by the
+ * thread the same way, counted in unsent_to, and nothing is added for them.
  *
  * Locks: list_mu guards the list of states with unsent notifications (taken for a moment by the
  * program on a put, by the thread to pop one); work_mu is held by the thread while it sends, so
@@ -70,11 +72,12 @@ static void send_in_background(void) {
         pthread_mutex_unlock(&list_mu);
         if (!e) break;
         int32_t size = e->ctrl.team->size;
+        const int adds = e->design == SHOAL_EPOCH_IMM_NOTIFY && !e->exchange;
         for (int32_t r = 0; r < size; r++) {
             uint32_t u = __atomic_load_n(&e->unsent_to[r], __ATOMIC_ACQUIRE);
-            if (!e->exchange) {
+            if (adds) {
                 if (u) (void)send_unsent(e, r, 1); /* a failure is left for the fence */
-            } else if (u > e->flushed_to[r]) {     /* only the data: the fence's message notifies */
+            } else if (u > e->flushed_to[r]) {     /* only the data (a fence's message notifies) */
                 if (shoal__epoch_complete_to(e, e->seg, r) == SHOAL_OK) e->flushed_to[r] = u;
             }
         }
@@ -82,9 +85,8 @@ static void send_in_background(void) {
     pthread_mutex_unlock(&work_mu);
 }
 
-void shoal__epoch_notify_later(epoch_t *e, int32_t rel) {
-    __atomic_fetch_add(&e->unsent_to[rel], 1, __ATOMIC_RELEASE);
-    if (!shoal__progress_running()) return; /* the fence sends them */
+/* Puts e on the thread's list (once per listing, not per operation). */
+static void list_for_thread(epoch_t *e) {
     pthread_mutex_lock(&list_mu);
     if (!e->bg_listed) { /* once per listing, not per put: the thread's work, then the state */
         shoal__progress_set_work(send_in_background);
@@ -93,6 +95,29 @@ void shoal__epoch_notify_later(epoch_t *e, int32_t rel) {
         __atomic_store_n(&list_head, e, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&list_mu);
+}
+
+void shoal__epoch_notify_later(epoch_t *e, int32_t rel) {
+    __atomic_fetch_add(&e->unsent_to[rel], 1, __ATOMIC_RELEASE);
+    if (shoal__progress_running()) list_for_thread(e); /* else the fence sends them */
+}
+
+void shoal__epoch_flush_later(epoch_t *e, int32_t rel) {
+    if (!shoal__progress_running()) return; /* the fence's flush moves them */
+    __atomic_fetch_add(&e->unsent_to[rel], 1, __ATOMIC_RELEASE);
+    list_for_thread(e);
+}
+
+void shoal__epoch_flush_forget(epoch_t *e) {
+    pthread_mutex_lock(&work_mu); /* the thread may be flushing some of them right now */
+    pthread_mutex_lock(&list_mu);
+    unlist_locked(e);
+    pthread_mutex_unlock(&list_mu);
+    for (uint32_t i = 0; i < e->ntouched; i++) {
+        __atomic_store_n(&e->unsent_to[e->touched[i]], 0, __ATOMIC_RELAXED);
+        e->flushed_to[e->touched[i]] = 0;
+    }
+    pthread_mutex_unlock(&work_mu);
 }
 
 shoal_err_t shoal__epoch_notify_send_all(epoch_t *e) {

@@ -11,6 +11,7 @@
 
 #include "epoch.h"
 #include "rma.h"
+#include "runtime/progress.h"
 
 /* Never changes: the origin buffer of outstanding MPI accumulates of 1 (an MPI origin buffer
  * must stay untouched until the operation completes, which a stack variable would not). */
@@ -142,8 +143,10 @@ shoal_err_t shoal__epoch_issue(int is_put, void *local, const shoal_target_t *t,
          * on a team whose fences exchange messages, in its message to the target */
         if (!t->addr && is_put && e->design == SHOAL_EPOCH_IMM_BARRIER && waits_for_fence(e, t, n))
             SHOAL_TRY(enqueue(e, is_put, local, t, n));
-        else
+        else {
             SHOAL_TRY(move_now(is_put, local, t, n));
+            if (!t->addr) shoal__epoch_flush_later(e, t->rank); /* the progress thread moves it */
+        }
         break;
     }
     shoal__epoch_note_target(e, t->rank);
@@ -322,6 +325,9 @@ shoal_err_t shoal__epoch_deliver_queue(epoch_t *e) {
 }
 
 void shoal__epoch_reset_traffic(epoch_t *e) {
+    /* (imm_notify's fences take theirs back themselves, counting them) */
+    if (e->design != SHOAL_EPOCH_IMM_NOTIFY && e->ntouched && shoal__progress_running())
+        shoal__epoch_flush_forget(e);
     for (uint32_t i = 0; i < e->ntouched; i++) {
         e->ops_to[e->touched[i]] = 0;
         e->notes_to[e->touched[i]] = 0;
