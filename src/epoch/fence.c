@@ -411,6 +411,7 @@ shoal_err_t shoal_epoch_set_design(shoal_gptr_t alloc, shoal_epoch_design_t desi
     /* Rare and collective: always agreed, so different designs never meet in one fence. */
     SHOAL_TRY(shoal__team_agree(seg->team, mine, (uint64_t)design, "fence designs"));
     if (!seg->epoch) return state_create(seg, design);
+    shoal__epoch_flush_reset(seg->epoch);
     seg->epoch->design = design == SHOAL_EPOCH_AUTO ? resolve_auto() : design;
     return SHOAL_OK;
 }

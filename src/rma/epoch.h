@@ -156,9 +156,9 @@ void shoal__epoch_notify_take_unsent(epoch_t *e);
  * thread, if it runs, flushes rel while the program computes (that is what moves the data
  * through MPICH, and Open MPI's osc/pt2pt), so that the fence finds it complete. */
 void shoal__epoch_flush_later(epoch_t *e, int32_t rel);
-/* Their fence, once it has completed (or is completing) the epoch's operations itself: the thread
- * lets go of this epoch's (called before the traffic notes are reset). */
-void shoal__epoch_flush_forget(epoch_t *e);
+/* A change of design (no epoch open): the thread's counts of the state start from 0 again, since
+ * imm_notify reads them as its unsent notifications. */
+void shoal__epoch_flush_reset(epoch_t *e);
 /* Takes the state off the progress thread's list and waits until the thread is done with it (the
  * allocation is being freed). */
 void shoal__epoch_notify_forget(epoch_t *e);

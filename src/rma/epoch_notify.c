@@ -13,7 +13,10 @@
  * many arrived. An add there would cost the thread a second round trip after the data's, which a
  * fence that came meanwhile would wait for. The other immediate designs' operations through MPI
  * (imm_barrier's puts too large to wait for the fence, imm_naive's, gets) are flushed by the
- * thread the same way, counted in unsent_to, and nothing is added for them.
+ * thread the same way and nothing is added for them; their unsent_to and flushed_to only grow
+ * (the thread flushes a member while they differ), so their fences touch neither: the fence's
+ * own flush completes what the thread has not, and a later flush of a member with nothing
+ * outstanding costs the thread little. A change of design starts both from 0 again.
  *
  * Locks: list_mu guards the list of states with unsent notifications (taken for a moment by the
  * program on a put, by the thread to pop one); work_mu is held by the thread while it sends, so
@@ -77,7 +80,7 @@ static void send_in_background(void) {
             uint32_t u = __atomic_load_n(&e->unsent_to[r], __ATOMIC_ACQUIRE);
             if (adds) {
                 if (u) (void)send_unsent(e, r, 1); /* a failure is left for the fence */
-            } else if (u > e->flushed_to[r]) {     /* only the data (a fence's message notifies) */
+            } else if (u != e->flushed_to[r]) {    /* only the data (a fence's message notifies) */
                 if (shoal__epoch_complete_to(e, e->seg, r) == SHOAL_OK) e->flushed_to[r] = u;
             }
         }
@@ -108,14 +111,14 @@ void shoal__epoch_flush_later(epoch_t *e, int32_t rel) {
     list_for_thread(e);
 }
 
-void shoal__epoch_flush_forget(epoch_t *e) {
+void shoal__epoch_flush_reset(epoch_t *e) {
     pthread_mutex_lock(&work_mu); /* the thread may be flushing some of them right now */
     pthread_mutex_lock(&list_mu);
     unlist_locked(e);
     pthread_mutex_unlock(&list_mu);
-    for (uint32_t i = 0; i < e->ntouched; i++) {
-        __atomic_store_n(&e->unsent_to[e->touched[i]], 0, __ATOMIC_RELAXED);
-        e->flushed_to[e->touched[i]] = 0;
+    for (int32_t r = 0; r < e->ctrl.team->size; r++) {
+        __atomic_store_n(&e->unsent_to[r], 0, __ATOMIC_RELAXED);
+        e->flushed_to[r] = 0;
     }
     pthread_mutex_unlock(&work_mu);
 }

@@ -11,7 +11,6 @@
 
 #include "epoch.h"
 #include "rma.h"
-#include "runtime/progress.h"
 
 /* Never changes: the origin buffer of outstanding MPI accumulates of 1 (an MPI origin buffer
  * must stay untouched until the operation completes, which a stack variable would not). */
@@ -325,9 +324,6 @@ shoal_err_t shoal__epoch_deliver_queue(epoch_t *e) {
 }
 
 void shoal__epoch_reset_traffic(epoch_t *e) {
-    /* (imm_notify's fences take theirs back themselves, counting them) */
-    if (e->design != SHOAL_EPOCH_IMM_NOTIFY && e->ntouched && shoal__progress_running())
-        shoal__epoch_flush_forget(e);
     for (uint32_t i = 0; i < e->ntouched; i++) {
         e->ops_to[e->touched[i]] = 0;
         e->notes_to[e->touched[i]] = 0;
