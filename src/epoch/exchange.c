@@ -39,11 +39,11 @@
 #define TAG_DATA 0x5E0C /* tags below 32767, the smallest MPI_TAG_UB the standard allows */
 /* A message's header, two words: bit 0 of the first set when its sender carried data to anyone,
  * the bits above it the message's length in bytes, header included; the second, the notify
- * design's count of the puts its sender notified the receiver of in the epoch (0 in the other
- * designs). A message longer than SHOAL_EPOCH_PIECE goes as
- * pieces of at most that many bytes, sent back to back on the same tag (MPI keeps their order),
- * so that each travels by MPI's eager protocol rather than its rendezvous handshake; the
- * receiver learns from the first piece how many bytes follow. */
+ * design's count of its sender's notifications to the receiver made as adds (0 in the other
+ * designs). A message longer than SHOAL_EPOCH_PIECE goes as pieces of at most that many bytes,
+ * sent back to back on the same tag (MPI keeps their order), so that each travels by MPI's eager
+ * protocol rather than its rendezvous handshake; the receiver learns from the first piece how many
+ * bytes follow. */
 #define MSG_HEAD 16
 /* Messages of more pieces than this go whole: measured with MPICH over TCP, 64 pieces of 16 KiB
  * took 1.2x one rendezvous message of 1 MiB, 33 about as long as 512 KiB (docs/fence.md,

@@ -61,10 +61,11 @@ typedef struct epoch {
     uint32_t *notes_to; /* [size] notifications sent to each (the notify design) */
     int32_t *touched;   /* the members with ops_to > 0, in first-touch order */
     uint32_t ntouched;
-    /* The notify design through MPI (epoch_notify.c): notifications not sent yet, because their
-     * puts may still be in flight, per member; the origin buffers of the fence's own
-     * notification adds (MPI reads them until the fence's barrier completes the adds); the
-     * allocation, whose window the progress thread flushes; the progress thread's list. */
+    /* The progress thread's share (epoch_notify.c): per member, the notify design's
+     * notifications through MPI not sent yet (their puts may still be in flight), or the other
+     * immediate designs' operations through MPI given to the thread to flush; the origin buffers
+     * of the fence's own notification adds (MPI reads them until the fence's barrier completes
+     * the adds); the allocation, whose window the thread flushes; the thread's list. */
     uint32_t *unsent_to;   /* [size] */
     uint32_t *flushed_to;  /* [size] of those, how many the thread has completed (flush only) */
     uint64_t *sent_vals;   /* [size] */
