@@ -40,6 +40,19 @@ static void unlist_locked(epoch_t *e) {
     e->bg_listed = 0;
 }
 
+/* Keeps the thread out of e: waits until it is done with e (it may be flushing or sending for e
+ * right now) and takes e off its list. Until let_thread_in, e's counts are the caller's. */
+static void keep_thread_out(epoch_t *e) {
+    pthread_mutex_lock(&work_mu);
+    pthread_mutex_lock(&list_mu);
+    unlist_locked(e);
+    pthread_mutex_unlock(&list_mu);
+}
+
+static void let_thread_in(void) {
+    pthread_mutex_unlock(&work_mu);
+}
+
 /* Sends rel's unsent notifications: the data to rel complete first, then one add of their number.
  * The thread completes its add (nobody else would); the fence leaves it to its barrier, from
  * sent_vals, which no other add of this epoch uses. On failure the count goes back, so that the
@@ -60,8 +73,9 @@ static shoal_err_t send_unsent(epoch_t *e, int32_t rel, int by_thread) {
     return err;
 }
 
-/* The progress thread's share: every listed state's notifications, one state at a time (popped
- * under list_mu, so that a put meanwhile lists it again rather than being missed). */
+/* The progress thread's share: every listed state's notifications, or only its flushes (above),
+ * one state at a time (popped under list_mu, so that an operation meanwhile lists it again rather
+ * than being missed). */
 static void send_in_background(void) {
     if (!__atomic_load_n(&list_head, __ATOMIC_ACQUIRE)) return;
     pthread_mutex_lock(&work_mu);
@@ -91,7 +105,7 @@ static void send_in_background(void) {
 /* Puts e on the thread's list (once per listing, not per operation). */
 static void list_for_thread(epoch_t *e) {
     pthread_mutex_lock(&list_mu);
-    if (!e->bg_listed) { /* once per listing, not per put: the thread's work, then the state */
+    if (!e->bg_listed) { /* the thread's work first, then the state */
         shoal__progress_set_work(send_in_background);
         e->bg_listed = 1;
         e->bg_next = list_head;
@@ -112,15 +126,12 @@ void shoal__epoch_flush_later(epoch_t *e, int32_t rel) {
 }
 
 void shoal__epoch_flush_reset(epoch_t *e) {
-    pthread_mutex_lock(&work_mu); /* the thread may be flushing some of them right now */
-    pthread_mutex_lock(&list_mu);
-    unlist_locked(e);
-    pthread_mutex_unlock(&list_mu);
+    keep_thread_out(e);
     for (int32_t r = 0; r < e->ctrl.team->size; r++) {
         __atomic_store_n(&e->unsent_to[r], 0, __ATOMIC_RELAXED);
         e->flushed_to[r] = 0;
     }
-    pthread_mutex_unlock(&work_mu);
+    let_thread_in();
 }
 
 shoal_err_t shoal__epoch_notify_send_all(epoch_t *e) {
@@ -129,34 +140,25 @@ shoal_err_t shoal__epoch_notify_send_all(epoch_t *e) {
         any = __atomic_load_n(&e->unsent_to[e->touched[i]], __ATOMIC_RELAXED) != 0;
     if (!any) return SHOAL_OK;
     shoal_err_t err = SHOAL_OK;
-    pthread_mutex_lock(&work_mu); /* the thread may be sending some of them right now */
-    pthread_mutex_lock(&list_mu);
-    unlist_locked(e);
-    pthread_mutex_unlock(&list_mu);
+    keep_thread_out(e);
     for (uint32_t i = 0; i < e->ntouched; i++) e->flushed_to[e->touched[i]] = 0;
     for (uint32_t i = 0; i < e->ntouched && err == SHOAL_OK; i++)
         err = send_unsent(e, e->touched[i], 0);
-    pthread_mutex_unlock(&work_mu);
+    let_thread_in();
     return err;
 }
 
 void shoal__epoch_notify_take_unsent(epoch_t *e) {
-    pthread_mutex_lock(&work_mu); /* the thread may be sending some of them right now */
-    pthread_mutex_lock(&list_mu);
-    unlist_locked(e);
-    pthread_mutex_unlock(&list_mu);
+    keep_thread_out(e);
     for (uint32_t i = 0; i < e->ntouched; i++) {
         int32_t r = e->touched[i];
         e->notes_to[r] -= __atomic_exchange_n(&e->unsent_to[r], 0, __ATOMIC_ACQ_REL);
         e->flushed_to[r] = 0;
     }
-    pthread_mutex_unlock(&work_mu);
+    let_thread_in();
 }
 
 void shoal__epoch_notify_forget(epoch_t *e) {
-    pthread_mutex_lock(&work_mu);
-    pthread_mutex_lock(&list_mu);
-    unlist_locked(e);
-    pthread_mutex_unlock(&list_mu);
-    pthread_mutex_unlock(&work_mu);
+    keep_thread_out(e);
+    let_thread_in();
 }
