@@ -160,7 +160,8 @@ if [ "$san" = 1 ] && [[ " $mpis " == *" mpich "* ]]; then
     run_config mpich-asan mpich
 
     # TSan: the tests that run threads: Shoal's progress thread, on for every MPI test at 2
-    # processes, and test_progress and test_threads (the program's own threads) at every count
+    # processes, test_progress and test_threads (the program's own threads) at every count, and
+    # the fence tests with the epochs' copy thread (copy_thread, on one node)
     # (the other tests' other counts add nothing thread-wise). test_init_external initialises MPI without MPI_THREAD_MULTIPLE, so it refuses
     # the thread by design. MPICH's UCX intercepts memory calls in a way TSan crashes on
     # (UCX_MEM_EVENTS=no). tsan.supp: UCX's put handler writing window memory (MPI's model).
@@ -175,7 +176,7 @@ if [ "$san" = 1 ] && [[ " $mpis " == *" mpich "* ]]; then
     # threads; the others run the same threads over another kind of window (about 55 s).
     # "np2\.([^d]|d[^y])": every 2-process variant but dynwin.
     select_tests '^(mpi|shmem)$' 'nodes2|test_init_external' \
-        'test_progress|test_threads|test_alloc\.np2\.|mpi\..*\.np2\.([^d]|d[^y])|shmem\..*\.np2\.|test_shmem_threads'
+        'test_progress|test_threads|copy_thread|test_alloc\.np2\.|mpi\..*\.np2\.([^d]|d[^y])|shmem\..*\.np2\.|test_shmem_threads'
     run_config mpich-tsan mpich
 fi
 

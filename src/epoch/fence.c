@@ -23,6 +23,7 @@
 #include "exchange.h"
 #include "fence.h"
 #include "rma/epoch.h"
+#include "rma/epoch_copy.h"
 #include "rma/rma.h"
 
 #define ASSERTIONS_ALL (SHOAL_EPOCH_NOSTORE | SHOAL_EPOCH_NOPRECEDE | SHOAL_EPOCH_NOSUCCEED)
@@ -129,9 +130,15 @@ static shoal_err_t state_create(segment_t *seg, shoal_epoch_design_t design) {
         state_free(e);
         return err;
     }
-    e->design = design == SHOAL_EPOCH_AUTO ? resolve_auto() : design;
+    shoal__epoch_set_design(e, design == SHOAL_EPOCH_AUTO ? resolve_auto() : design);
     seg->epoch = e;
     return SHOAL_OK;
+}
+
+/* The copy thread's copies of the closing epoch (SHOAL_EPOCH_COPY_THREAD) are done before any
+ * step of a fence: every design then finds the epoch as if its caller had copied. */
+static inline void drain_copies(epoch_t *e) {
+    if (shoal__epoch_copy_pending(e)) shoal__epoch_copy_drain(e);
 }
 
 void shoal__epoch_release(segment_t *seg, int collective) {
@@ -145,6 +152,7 @@ void shoal__epoch_release(segment_t *seg, int collective) {
         shoal__warn("an allocation was freed with %zu deferred operations of an open epoch that no "
                     "fence completed: they were dropped",
                     e->nqueue);
+    drain_copies(e);               /* the copy thread is done with its memory */
     shoal__epoch_notify_forget(e); /* the progress thread lets go of it first */
     /* Collective: every member is in this free, past the allocation's last fence: nobody touches
      * the words any more. At finalize the pool may be gone already. */
@@ -275,6 +283,7 @@ static shoal_err_t complete_undeclared(epoch_t *e, segment_t *seg) {
  * the mate's ENTERED word); the wait keeps ARRIVED and the totals in step for the fences that
  * follow, whatever their design. */
 static shoal_err_t fence_exchange(epoch_t *e, segment_t *seg) {
+    drain_copies(e);
     if (e->design == SHOAL_EPOCH_IMM_NOTIFY && e->ntouched) shoal__epoch_notify_take_unsent(e);
     uint64_t notes = 0;
     SHOAL_TRY(shoal__epoch_exchange(e, seg, &notes));
@@ -320,6 +329,7 @@ shoal_err_t shoal_epoch_fence(shoal_gptr_t alloc, int assertions) {
             return err;
         }
         if (e->ntouched) {
+            drain_copies(e);
             if (e->nqueue) SHOAL_TRY(shoal__epoch_deliver_queue(e)); /* small puts, combined */
             shoal__epoch_reset_traffic(e);
         }
@@ -350,6 +360,7 @@ static shoal_err_t fence_general(segment_t *seg, shoal_err_t mine, int assertion
         SHOAL_TRY(state_create(seg, d));
     }
     epoch_t *e = seg->epoch;
+    drain_copies(e);
     e->fenced = 1; /* from now on the allocation's non-blocking operations are epoch operations */
     int opens = !(assertions & SHOAL_EPOCH_NOSUCCEED);
     int precedes = e->open && !(assertions & SHOAL_EPOCH_NOPRECEDE);
@@ -412,7 +423,7 @@ shoal_err_t shoal_epoch_set_design(shoal_gptr_t alloc, shoal_epoch_design_t desi
     SHOAL_TRY(shoal__team_agree(seg->team, mine, (uint64_t)design, "fence designs"));
     if (!seg->epoch) return state_create(seg, design);
     shoal__epoch_flush_reset(seg->epoch);
-    seg->epoch->design = design == SHOAL_EPOCH_AUTO ? resolve_auto() : design;
+    shoal__epoch_set_design(seg->epoch, design == SHOAL_EPOCH_AUTO ? resolve_auto() : design);
     return SHOAL_OK;
 }
 

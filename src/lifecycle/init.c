@@ -9,6 +9,7 @@
 #include "epoch/fence.h"
 #include "rbcast/rbcast.h"
 #include "mem/segment.h"
+#include "rma/epoch_copy.h"
 #include "rma/rma.h"
 #include "runtime/config.h"
 #include "runtime/exit_guard.h"
@@ -313,6 +314,11 @@ static shoal_err_t init_at_level(int *argc, char ***argv, int required, int *pro
     if (xport_xpmem_present())
         shoal__debug("XPMEM is present, but this build maps peers with shared memory");
     if (rt->progress_thread && (err = shoal__progress_start()) != SHOAL_OK) goto fail_teams;
+    /* The copy thread copies to mapped members only: without the direct path it has no work. */
+    if (rt->epoch_copy_thread && rt->direct && (err = shoal__epoch_copy_start()) != SHOAL_OK) {
+        shoal__progress_stop();
+        goto fail_teams;
+    }
     shoal__debug("initialised: %d units, %d on this node, direct path %s", (int)rt->nunits,
                  (int)rt->node_size, rt->direct ? "on" : "off");
     shoal__exit_guard_arm(); /* exiting before shoal_finalize now aborts the job (defect 10) */
@@ -342,7 +348,14 @@ shoal_err_t shoal_finalize(void) {
     size_t pending = shoal__handles_complete_all();
     if (pending)
         shoal__warn("%zu non-blocking operation(s) were never waited for; completed them", pending);
-    shoal__rbcast_quiesce_all(); /* one-sided broadcasts in flight need every relay thread */
+    shoal__rbcast_quiesce_all();       /* one-sided broadcasts in flight need every relay thread */
+    if (shoal__epoch_copy_running()) { /* copies of open epochs land before peers go on */
+        unsigned long copies = 0;
+        unsigned long long bytes = 0;
+        shoal__epoch_copy_stop();
+        shoal__epoch_copy_counts(&copies, &bytes);
+        shoal__debug("epoch copy thread: copied %lu operations, %llu bytes", copies, bytes);
+    }
     shoal_err_t err = shoal__team_barrier(shoal__team_all()); /* messages name shoal_finalize */
     shoal__wait_report();
     shoal__rbcast_stop_all(); /* nobody broadcasts any more: the relays go before the memory */

@@ -92,15 +92,23 @@ typedef struct epoch {
     uint8_t *xmate;     /* [size] 1: we map each other's words: flags instead of messages */
     uint64_t xseq;      /* exchange fences done */
     uint64_t xsettle;   /* the fence whose APPLIED words an operation through MPI awaits */
+    /* The copy thread (epoch_copy.c, SHOAL_EPOCH_COPY_THREAD): copies of this state handed to it
+     * and done by it, cumulative. */
+    uint64_t copies_given, copies_done;
+    /* 1 when the design's operations to a mapped member are a copy and a note of the target
+     * alone (imm_barrier, imm_naive) and no copy thread runs: set with the design. */
+    int plain_design;
 } epoch_t;
 
 /* 1 when an operation of the open epoch to a mapped member is only a copy now and a note of its
- * target: the immediate designs but notify (which also sends a notification). shoal_put_nb and
- * shoal_get_nb take such operations in line (rma/nb.c); everything else goes through
- * shoal__epoch_issue. */
+ * target: the immediate designs but notify (which also sends a notification), when no copy thread
+ * takes large ones. shoal_put_nb and shoal_get_nb take such operations in line (rma/nb.c);
+ * everything else goes through shoal__epoch_issue. */
 static inline int shoal__epoch_moves_plainly(const epoch_t *e) {
-    return e->open && (e->design == SHOAL_EPOCH_IMM_BARRIER || e->design == SHOAL_EPOCH_IMM_NAIVE);
+    return e->open & e->plain_design;
 }
+/* Sets e's design (resolved, never AUTO) and what follows from it. */
+void shoal__epoch_set_design(epoch_t *e, shoal_epoch_design_t design);
 
 /* Notes traffic to member rel in this epoch; the first lists rel, so that the fence visits only
  * the members used. Threads may issue at once: the first note is an atomic add, which decides

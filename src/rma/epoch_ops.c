@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "epoch.h"
+#include "epoch_copy.h"
 #include "rma.h"
 
 /* Never changes: the origin buffer of outstanding MPI accumulates of 1 (an MPI origin buffer
@@ -42,6 +43,28 @@ shoal_err_t shoal__epoch_complete_to(epoch_t *e, segment_t *seg, int32_t rel) {
     if (seg->direct[rel]) return SHOAL_OK; /* copies are complete when they return */
     SHOAL_MPI(MPI_Win_flush(rel, seg->win));
     return SHOAL_OK;
+}
+
+void shoal__epoch_set_design(epoch_t *e, shoal_epoch_design_t design) {
+    e->design = design;
+    e->plain_design = (design == SHOAL_EPOCH_IMM_BARRIER || design == SHOAL_EPOCH_IMM_NAIVE) &&
+                      !shoal__epoch_copy_running();
+}
+
+/* The copy of an immediate design's operation to a mapped member handed to the copy thread
+ * (epoch_copy.h), with the notify design's notification when arrived is not NULL; 0: the caller
+ * copies. */
+static int copy_later(epoch_t *e, int is_put, void *local, const shoal_target_t *t, size_t n,
+                      uint64_t *arrived) {
+    return is_put ? shoal__epoch_copy_later(e, t->addr, local, n, arrived)
+                  : shoal__epoch_copy_later(e, local, t->addr, n, NULL);
+}
+
+/* The notify design's ARRIVED word of member rel when the copy thread may add to it (a CPU atomic
+ * on memory mapped here), else NULL. */
+static uint64_t *arrived_word(epoch_t *e, int32_t rel) {
+    shoal_target_t w = shoal__words_at(&e->ctrl, rel, EPOCH_OFF_ARRIVED);
+    return w.seg->atomics_direct && w.addr ? (uint64_t *)w.addr : NULL;
 }
 
 /* Moves the data now: complete on return on the direct path, outstanding on the MPI path until
@@ -128,6 +151,14 @@ shoal_err_t shoal__epoch_issue(int is_put, void *local, const shoal_target_t *t,
             SHOAL_TRY(enqueue(e, is_put, local, t, n));
             break;
         }
+        if (t->addr && n >= shoal__rt.epoch_copy_thread && shoal__rt.epoch_copy_thread) {
+            /* the copy thread copies, then notifies */
+            uint64_t *arrived = is_put ? arrived_word(e, t->rank) : NULL;
+            if ((arrived || !is_put) && copy_later(e, is_put, local, t, n, arrived)) {
+                if (is_put) __atomic_fetch_add(&e->notes_to[t->rank], 1, __ATOMIC_RELAXED);
+                break;
+            }
+        }
         SHOAL_TRY(move_now(is_put, local, t, n));
         if (!is_put) break;
         if (t->addr) /* a copy, complete at the target: its notification now */
@@ -142,6 +173,8 @@ shoal_err_t shoal__epoch_issue(int is_put, void *local, const shoal_target_t *t,
          * on a team whose fences exchange messages, in its message to the target */
         if (!t->addr && is_put && e->design == SHOAL_EPOCH_IMM_BARRIER && waits_for_fence(e, t, n))
             SHOAL_TRY(enqueue(e, is_put, local, t, n));
+        else if (t->addr && copy_later(e, is_put, local, t, n, NULL))
+            ; /* the copy thread copies it while the program computes */
         else {
             SHOAL_TRY(move_now(is_put, local, t, n));
             if (!t->addr) shoal__epoch_flush_later(e, t->rank); /* the progress thread moves it */

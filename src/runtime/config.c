@@ -147,6 +147,12 @@ static const cfg_entry_t table[] = {
      "32 pieces go whole; docs/fence.md, \"Pieces\"); auto = 18K with MPICH (UCX over TCP), 60K "
      "with Open MPI (its TCP eager limit is 64 KiB); 0 = one message",
      FIELD(epoch_piece_text), 0, 0},
+    {"SHOAL_EPOCH_COPY_THREAD", CFG_SIZE, "0",
+     "Epoch puts and gets of at least this many bytes to a member mapped here (the direct path) "
+     "are copied by a helper thread of the unit while the program computes, and the closing "
+     "fence waits for them; 0 = off, the caller copies inside the call. Pays only where a CPU is "
+     "free for the helper (docs/fence.md, \"A helper thread on the direct path\")",
+     FIELD(epoch_copy_thread), 0, 0},
     {"SHOAL_EPOCH_TEST_SKIP_ORDERING", CFG_BOOL, "0",
      "Testing only (a fault): fences leave out the step that orders the epoch's operations before "
      "the fence returns (deferred: the wait for the flags; the immediate designs: everything but a "

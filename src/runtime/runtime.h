@@ -65,6 +65,8 @@ typedef struct {
     const char *epoch_piece_text;  /* SHOAL_EPOCH_PIECE as given */
     size_t epoch_piece;            /* ... and messages go in pieces of at most this many bytes
                                     * (0: whole; from epoch_piece_text at shoal_init) */
+    size_t epoch_copy_thread;      /* direct-path epoch operations from this many bytes go to a
+                                    * helper thread (rma/epoch_copy.c; 0: off) */
     const char *rb_algo;           /* SHOAL_RMA_BCAST_ALGO: what SHOAL_RMA_BCAST_AUTO means */
     int rb_waiter_us;          /* relay: fixed sleep between polls (the paper's WaiterTimeout) */
     int rb_flush_us;           /* root's wait: fixed sleep between polls (FlushTimeout) */
