@@ -1088,10 +1088,12 @@ int main(int argc, char **argv) {
                "those of the component it picks for an MPI_Win_allocate window)\n",
                osc ? osc : "(unset: Open MPI's default)");
 #endif
+        const char *copy = getenv("SHOAL_EPOCH_COPY_THREAD");
         printf("- SHOAL_DIRECT=%d (%s); Shoal's mechanism to unit %d: %s; "
-               "SHOAL_PROGRESS_THREAD=%d\n",
+               "SHOAL_PROGRESS_THREAD=%d; SHOAL_EPOCH_COPY_THREAD=%s\n",
                C.direct, C.direct ? "direct path on: shared memory" : "direct path off: MPI RMA",
-               (int)((C.me + 1) % C.p), shoal_mechanism_name(mech), C.progress);
+               (int)((C.me + 1) % C.p), shoal_mechanism_name(mech), C.progress,
+               copy && *copy ? copy : "0 (off)");
         printf("- Shoal: shoal_put_nb into a shoal_team_memalloc allocation per design "
                "(shoal_epoch_set_design), closed by shoal_epoch_fence(alloc, 0); auto resolved to "
                "%s here. MPI: the same MPI_Put calls on an MPI_Win_allocate window, closed by "
