@@ -678,6 +678,11 @@ typedef struct {
      * put into lines the peer has read, a sum and a get of lines the peer has written. */
     double G_fresh_curve[LOGGP_CURVE_POINTS], reduce_fresh_curve[LOGGP_CURVE_POINTS],
         get_fresh_curve[LOGGP_CURVE_POINTS];
+    /* Per byte at the same sizes, blocking puts both ways at once (loggp_both): where the ends'
+     * CPUs move the bytes (MPI within a node: active messages), each CPU then moves two messages
+     * and the figure is up to twice G_curve's; where the origin copies alone (the direct path),
+     * about the same. */
+    double G_both_curve[LOGGP_CURVE_POINTS];
     /* Whole blocking calls, us: an add that fetches nothing (a collective's signal; a is a
      * fetch-add, which some MPIs serve slower: Open MPI's osc/pt2pt across TCP 24-33 against
      * 15-19 us), and a put and a get of LOGGP_CURVE_BASE bytes (their completion included: on
@@ -999,7 +1004,7 @@ static void loggp_mpi(loggp_t *P, double clk) {
     P->reduce_fresh = P->G_fresh = NAN;
     for (int k = 0; k < LOGGP_CURVE_POINTS; k++)
         P->G_curve[k] = P->copy_curve[k] = P->G_fresh_curve[k] = P->reduce_fresh_curve[k] =
-            P->get_fresh_curve[k] = NAN;
+            P->get_fresh_curve[k] = P->G_both_curve[k] = NAN;
     P->a_add = P->put_small = P->get_small = NAN;
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Win_unlock_all(win);
@@ -1020,11 +1025,13 @@ static void loggp_line(FILE *f, const char *prefix, const char *path, const logg
             P->G_copy, P->G_big, P->G_copy_big, P->big_from, P->reduce_fresh, P->G_fresh, P->a_add,
             P->put_small, P->get_small);
     /* the curves as size:value lists, only the sizes measured */
-    const double *curves[5] = {P->G_curve, P->copy_curve, P->G_fresh_curve, P->reduce_fresh_curve,
-                               P->get_fresh_curve};
-    const char *names[5] = {" G_curve=", " copy_curve=", " G_fresh_curve=", " reduce_fresh_curve=",
-                            " get_fresh_curve="};
-    for (int c = 0; c < 5; c++) {
+    const double *curves[6] = {P->G_curve,         P->copy_curve,
+                               P->G_fresh_curve,   P->reduce_fresh_curve,
+                               P->get_fresh_curve, P->G_both_curve};
+    const char *names[6] = {
+        " G_curve=",         " copy_curve=",  " G_fresh_curve=", " reduce_fresh_curve=",
+        " get_fresh_curve=", " G_both_curve="};
+    for (int c = 0; c < 6; c++) {
         int first = 1;
         for (int k = 0; k < LOGGP_CURVE_POINTS; k++) {
             if (!(curves[c][k] == curves[c][k])) continue;
@@ -1121,12 +1128,48 @@ static void loggp_fresh(loggp_t *P) {
     free(acc_pages);
 }
 
+/* Median ns over reps rounds, the slower unit's, of units 0 and 1 each putting s bytes into the
+ * other's part at once (a barrier starts each round). */
+static double both_median(size_t s, int reps, double *v) {
+    shoal_gptr_t other = shoal_gptr_setunit(C.rb, C.me == 0 ? 1 : 0);
+    for (int r = 0; r < reps; r++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double a = bench_now_ns();
+        if (C.me < 2) ok_or_die(shoal_put(other, C.copy_src, s), "shoal_put");
+        v[r] = bench_now_ns() - a;
+    }
+    double mine = median_of(v, reps), both = 0;
+    MPI_Allreduce(&mine, &both, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return both;
+}
+
+/* loggp_t.G_both_curve: blocking puts both ways at once, per byte past LOGGP_CURVE_BASE, after a
+ * few untimed rounds as loggp_curve's. */
+static void loggp_both(loggp_t *P) {
+    int reps = C.quick ? 21 : 201;
+    double *v = malloc(sizeof(double) * (size_t)reps);
+    if (!v) die("out of memory");
+    double base = both_median(LOGGP_CURVE_BASE, reps, v);
+    for (int k = 0; k < LOGGP_CURVE_POINTS; k++) {
+        size_t s = loggp_curve_size(k);
+        P->G_both_curve[k] = NAN;
+        if (s > C.bufbytes) continue;
+        int n = (int)(20e6 / (0.2 * (double)s + 2000)); /* about 20 ms a size */
+        n = n < 5 ? 5 : n > reps ? reps : n;
+        both_median(s, 3, v); /* warm-up */
+        P->G_both_curve[k] = (both_median(s, n, v) - base) / (double)(s - LOGGP_CURVE_BASE) / 1e3;
+    }
+    free(v);
+}
+
 static void run_loggp_p2p(void) {
     LCLK = clock_overhead_ns();
     loggp_shoal(&LS, LCLK);
     for (int k = 0; k < LOGGP_CURVE_POINTS; k++)
-        LS.G_fresh_curve[k] = LS.reduce_fresh_curve[k] = LS.get_fresh_curve[k] = NAN;
+        LS.G_fresh_curve[k] = LS.reduce_fresh_curve[k] = LS.get_fresh_curve[k] =
+            LS.G_both_curve[k] = NAN;
     if (C.p >= 2) loggp_fresh(&LS);
+    if (C.p >= 2) loggp_both(&LS);
     loggp_mpi(&LM, LCLK);
 }
 

@@ -145,7 +145,7 @@ def mpi_allgather_us(csv_path):
     return statistics.median(float(r["median_us"]) for r in rows if int(r["size_bytes"]) == smallest)
 
 
-def write_params(path, name, A, B, call, direct, hand_off, agreed, allgather_us=None):
+def write_params(path, name, A, B, call, direct, hand_off, agreed, allgather_us=None, one_node=False):
     g = lambda k: mean(A, B, k)  # noqa: E731
     copy, copy_big = g("G_copy"), g("G_copy_big")
     # bench_rma_bcast's L is half a signal ping-pong minus o. On the direct path the simulator
@@ -231,6 +231,15 @@ def write_params(path, name, A, B, call, direct, hand_off, agreed, allgather_us=
         for size, v in mean_curve(A, B, key).items():
             if v == v and v > 0:
                 lines.append(f"{prefix}.{size} = {v:.6g}   # {what} of {size} bytes, per byte")
+    # Through MPI within a node both MPIs move an RMA's bytes by active messages, which the target
+    # copies: a member's CPU sends, receives and serves, and two members putting to each other at
+    # once take up to twice as long (cpu_ports; G_both_curve: blocking puts both ways at once).
+    if not direct and one_node:
+        lines.append("cpu_ports = 1   # MPI within a node: the ends' CPUs move the bytes")
+        for size, v in mean_curve(A, B, "G_both_curve").items():
+            if v == v and v > 0:
+                lines.append(f"G_both.{size} = {v:.6g}   # blocking puts both ways at once of {size} "
+                             "bytes, per byte")
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
 
@@ -279,7 +288,7 @@ def main():
             break
     params = os.path.join(a.out, f"params_{tag}.txt")
     write_params(params, f"calibrated-{tag}", A, B, call_costs(one), path == "shoal-direct", hand_off,
-                 ok, mpi_allgather_us(csv_path))
+                 ok, mpi_allgather_us(csv_path), one_node=a.nodes < 2)
     val = subprocess.run([sys.executable, os.path.join(HERE, "validate.py"), "--sim", a.sim,
                           "--params", params, "--all", csv_path], stdout=subprocess.PIPE,
                          text=True, check=True).stdout

@@ -62,6 +62,7 @@ static sim_curve_t *curve_named(sim_params_t *prm, const char *key) {
         {"G.", offsetof(sim_params_t, G_curve)},
         {"copy.", offsetof(sim_params_t, copy_curve)},
         {"reduce.", offsetof(sim_params_t, reduce_curve)},
+        {"G_both.", offsetof(sim_params_t, G_both_curve)},
     };
     for (size_t i = 0; i < sizeof curves / sizeof curves[0]; i++)
         if (!strncmp(key, curves[i].prefix, strlen(curves[i].prefix)))
@@ -165,6 +166,8 @@ int sim_params_read(const char *path, sim_params_t *prm) {
             prm->get_small = v;
         else if (!strcmp(key, "native_L"))
             prm->native_L = v;
+        else if (!strcmp(key, "cpu_ports"))
+            prm->cpu_ports = v != 0;
         else {
             fprintf(stderr, "%s:%d: unknown parameter %s\n", path, lineno, key);
             rc = -1;
@@ -297,6 +300,29 @@ typedef struct {
     int done;
 } member_t;
 
+/* cpu_ports (sim_params_t): the bytes of an n-byte message through MPI within a node are moved by
+ * the CPUs of both its ends, the sender's from `from` and the receiver's from `to`, for `d` each.
+ * A CPU still moving other bytes then (its cpu_until is later) shares itself between the two, so
+ * the transfer takes longer by the overlap (up to d) times the measured share (G_both / G - 1 at
+ * n: two members putting to each other at once take G_both per byte). Returns that delay and
+ * marks both CPUs busy until the transfer's end. */
+static double cpu_share(const sim_params_t *pr, double *cpu_until, int32_t x, double from,
+                        int32_t y, double to, double d, uint64_t n) {
+    double ox = cpu_until[x] - from, oy = cpu_until[y] - to;
+    double o = ox > oy ? ox : oy;
+    if (o < 0) o = 0;
+    if (o > d) o = d;
+    double k = 1;
+    if (pr->G_both_curve.n && pr->G_curve.n) {
+        k = sim_curve_at(&pr->G_both_curve, (double)n) / sim_curve_at(&pr->G_curve, (double)n) - 1;
+        k = k < 0 ? 0 : k > 1 ? 1 : k;
+    }
+    o *= k;
+    if (cpu_until[x] < from + d + o) cpu_until[x] = from + d + o;
+    if (cpu_until[y] < to + d + o) cpu_until[y] = to + d + o;
+    return o;
+}
+
 int sim_replay(const sim_schedule_t *s, const sim_params_t *prm, sim_result_t *r) {
     return sim_replay_nodes(s, prm, NULL, 0, r);
 }
@@ -319,13 +345,14 @@ int sim_replay_nodes(const sim_schedule_t *s, const sim_params_t *local, const s
     words_t w = {calloc(cap, sizeof(word_t)), cap - 1};
     member_t *m = calloc((size_t)p, sizeof *m);
     double *rx_free = calloc((size_t)p, sizeof *rx_free),
-           *srv_free = calloc((size_t)p, sizeof *srv_free);
+           *srv_free = calloc((size_t)p, sizeof *srv_free),
+           *cpu_until = calloc((size_t)p, sizeof *cpu_until);
     int32_t nn = ppn ? (p + ppn - 1) / ppn : 1;
     double *nic_tx = calloc((size_t)nn, sizeof *nic_tx),
            *nic_rx = calloc((size_t)nn, sizeof *nic_rx);
     heap_t h = {0};
     int rc = 0;
-    if (!w.v || !m || !rx_free || !srv_free || !nic_tx || !nic_rx) rc = -1;
+    if (!w.v || !m || !rx_free || !srv_free || !cpu_until || !nic_tx || !nic_rx) rc = -1;
     for (int32_t i = 0; i < p && !rc; i++) {
         m[i].pc = s->start[i];
         m[i].wait_slot = SIZE_MAX;
@@ -410,16 +437,21 @@ int sim_replay_nodes(const sim_schedule_t *s, const sim_params_t *local, const s
                 double G_small = ev->key == 1 && pr->G_fresh > 0 ? pr->G_fresh : pr->G;
                 G = per_byte(pr, ev->n, G_small, pr->G_big);
             }
-            *tx = t0 + pr->g + n1 * G;
             double first = t0 + pr->L;
             if (*rx > first) first = *rx;
-            *rx = first + pr->g + n1 * G;
-            double arr = first + n1 * G;
-            me->clock = t0 + n1 * G;
+            double shared =
+                pr->cpu_ports && !remote && !sig
+                    ? cpu_share(pr, cpu_until, e.member, t0, ev->peer, first, n1 * G, ev->n)
+                    : 0;
+            *tx = t0 + pr->g + n1 * G + shared;
+            *rx = first + pr->g + n1 * G + shared;
+            double arr = first + n1 * G + shared;
+            me->clock = t0 + n1 * G + shared;
             if (ev->kind == EV_PUT && pr->put_ack) {
                 /* the completion is back: as measured, or a latency after the last byte */
                 double done = pr->put_small > 0 ? t0 - pr->o + pr->put_small + past_small(ev->n) * G
                                                 : arr + pr->L;
+                done += shared;
                 if (done > me->clock) me->clock = done;
             }
             if (sig && pr->put_ack && t0 - pr->o + pr->a > me->clock)
@@ -459,7 +491,10 @@ int sim_replay_nodes(const sim_schedule_t *s, const sim_params_t *local, const s
             if (*srv > r0) r0 = *srv;
             double G = pr->G_curve.n ? sim_curve_at(&pr->G_curve, (double)ev->n)
                                      : per_byte(pr, ev->n, pr->G, pr->G_big);
-            *srv = r0 + pr->g + n1 * G;
+            double shared = pr->cpu_ports && !remote ? cpu_share(pr, cpu_until, ev->peer, r0,
+                                                                 e.member, r0, n1 * G, ev->n)
+                                                     : 0;
+            *srv = r0 + pr->g + n1 * G + shared;
             /* Through MPI the data comes back L after the request was served. On shared memory
              * the getter loads from the peer's memory itself: its first miss is one hand-off
              * (L, already in r0) and the bytes follow (session 37: linear reduce at 2 units was
@@ -468,6 +503,7 @@ int sim_replay_nodes(const sim_schedule_t *s, const sim_params_t *local, const s
             me->clock = r0 + (pr->put_ack ? pr->L : 0) + n1 * G;
             if (pr->put_ack && pr->get_small > 0) /* as measured (see sim_params_t) */
                 me->clock = t0 - pr->o + pr->get_small + past_small(ev->n) * G;
+            me->clock += shared;
             break;
         }
         case EV_WAIT_ADD:
@@ -541,6 +577,7 @@ int sim_replay_nodes(const sim_schedule_t *s, const sim_params_t *local, const s
     free(m);
     free(rx_free);
     free(srv_free);
+    free(cpu_until);
     free(nic_tx);
     free(nic_rx);
     free(h.v);

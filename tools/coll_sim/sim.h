@@ -101,6 +101,10 @@ typedef struct {
      * bench_rma_bcast's loggp_fresh measures them; when present they replace reduce and
      * reduce_big. From 256 KiB up such a sum costs 2-4x the in-cache figure. */
     sim_curve_t reduce_curve;
+    /* With cpu_ports: blocking puts both ways at once per size (G_both.<bytes>); the share of a
+     * message's time that a CPU moving other bytes meanwhile adds is G_both / G - 1 at its size
+     * (0-1; 1 when there is no curve: twice as long). */
+    sim_curve_t G_both_curve;
     double call;                  /* a call's fixed software cost on every member before its first
                                    * operation (entry checks, flush, selection); 0 = not modelled */
     double call_kind[COLL_KINDS]; /* "call.<collective>": that collective's own (0: call) */
@@ -114,6 +118,11 @@ typedef struct {
      * inside MPI, so no wait for progress, unlike the ping-pong behind L. calibrate.py takes it
      * from MPI_Allgather of 8 B at 2 members (one exchange): its time minus o. */
     double native_L;
+    /* 1: a member's own CPU sends, receives and serves every message through MPI within a node,
+     * so its ports are one (session 41): both MPIs move an RMA's bytes there by active messages,
+     * which the target copies when it enters MPI (MPICH 4.0: a 1 MiB put + flush to a rank that
+     * computes for 2 ms took 2.2 ms; puts both ways at once took 1.7-1.9x one). 0: ports apart. */
+    int cpu_ports;
 } sim_params_t;
 
 void sim_params_default(sim_params_t *prm); /* this machine, direct path */

@@ -67,10 +67,22 @@ def main():
         got_small = {k: kv[k] for k in ("put_small", "get_small", "native_L") if k in kv}
         if kv.get("a") != want_a or got_small != want_small:
             bad.append(f"MPI path terms, direct={direct}: a={kv.get('a')}")
+    # MPI within a node: the ends' CPUs move the bytes (cpu_ports) and the both-ways curve is
+    # written; not on the direct path, nor between nodes
+    B2 = dict(loggp, G_both_curve="4096:6e-05,65536:8e-05")
+    for direct, one_node, want in ((False, True, True), (True, True, False), (False, False, False)):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "p.txt")
+            calibrate.write_params(path, "t", B2, B2, (0.03, {}), direct, "not measured", True,
+                                   one_node=one_node)
+            text = open(path).read()
+        has = "cpu_ports = 1" in text and "G_both.65536 = 8e-05" in text
+        if has != want:
+            bad.append(f"cpu_ports, direct={direct} one_node={one_node}: {has}")
     if bad:
         print(f"test_calibrate: FAILED: {bad}")
         return 1
-    print(f"test_calibrate: OK ({len(checks)} regime checks, o_r written as 0, curves averaged, MPI path terms)")
+    print(f"test_calibrate: OK ({len(checks)} regime checks, o_r written as 0, curves averaged, MPI path terms, cpu_ports)")
     return 0
 
 

@@ -218,6 +218,27 @@ static int test_exact(void) {
                     4 + 1000 * 0.01);
         expect_near("a get smaller than the measured one", one_event(&prm, EV_GET, 1, 0, 100), 4);
     }
+    /* cpu_ports (MPI within a node): two members putting 1256 bytes to each other at once. Apart,
+     * each as measured (5 + 1000 x 0.01). With one CPU per member, the second put's bytes meet a
+     * CPU still moving the first's (12.55 of them, 1255 x 0.01): it takes that much longer; with a
+     * measured both-ways curve at 1.5x the one-way one, half of it. */
+    {
+        sim_ev_t bev[2] = {{EV_PUT, 1, 0, 1256}, {EV_PUT, 0, 0, 1256}};
+        size_t bstart[3] = {0, 1, 2};
+        sim_schedule_t bs = {2, bev, 2, 2, bstart, 2, 0};
+        sim_params_t prm = test_params();
+        prm.put_ack = 1, prm.put_small = 5;
+        sim_result_t r = {0};
+        sim_replay(&bs, &prm, &r);
+        expect_near("puts both ways, ports apart", r.time, 5 + 1000 * 0.01);
+        prm.cpu_ports = 1;
+        sim_replay(&bs, &prm, &r);
+        expect_near("puts both ways, one CPU per member", r.time, 5 + 1000 * 0.01 + 12.55);
+        prm.G_curve = (sim_curve_t){1, {1256}, {0.01}};
+        prm.G_both_curve = (sim_curve_t){1, {1256}, {0.015}};
+        sim_replay(&bs, &prm, &r);
+        expect_near("puts both ways, the measured share", r.time, 5 + 1000 * 0.01 + 12.55 / 2);
+    }
     /* A message inside the MPI's own collective (EV_SEND): its sender goes on after o; it arrives
      * native_L later (L when not given), and the waiter notices it o_r after that. */
     {
