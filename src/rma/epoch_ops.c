@@ -151,8 +151,8 @@ shoal_err_t shoal__epoch_issue(int is_put, void *local, const shoal_target_t *t,
             SHOAL_TRY(enqueue(e, is_put, local, t, n));
             break;
         }
-        if (t->addr && n >= shoal__rt.epoch_copy_thread && shoal__rt.epoch_copy_thread) {
-            /* the copy thread copies, then notifies */
+        if (t->addr && shoal__rt.epoch_copy_thread && n >= shoal__rt.epoch_copy_thread) {
+            /* the copy thread copies, then notifies (where its add can be a CPU atomic) */
             uint64_t *arrived = is_put ? arrived_word(e, t->rank) : NULL;
             if ((arrived || !is_put) && copy_later(e, is_put, local, t, n, arrived)) {
                 if (is_put) __atomic_fetch_add(&e->notes_to[t->rank], 1, __ATOMIC_RELAXED);

@@ -18,6 +18,10 @@
  * cost, 0 by default). Events are processed in time order from one heap, each member executing one
  * operation per step, so arrivals are always known before a later wait looks.
  *
+ * With cpu_ports (the MPI path within a node, session 41) a member's one CPU sends, receives and
+ * serves: a transfer that meets either end's CPU still moving other bytes takes longer by the
+ * measured share (cpu_share).
+ *
  * Several nodes (sim_replay_nodes: ppn units per node, block-wise): a message between members on
  * different nodes uses the network's parameters instead, and its ports are the nodes' (one NIC
  * per node, shared by its members: tx and rx per node), so that what a node sends in parallel
